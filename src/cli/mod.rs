@@ -1,0 +1,100 @@
+//! Command-line layer: argument parsing, logging, output and exit codes.
+
+mod bench;
+mod parse;
+mod run;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// moviegraph turns a film's screenplay, subtitles and keyframes into a
+/// verified social-causal graph of its characters' minds, derives question
+/// trees from it, and evaluates models on them.
+///
+/// Start with `moviegraph run screenplays/the-second-key` to see the bundled
+/// sample film processed with the offline defaults.
+#[derive(Debug, Parser)]
+#[command(name = "moviegraph", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    /// More log output on stderr (-v debug, -vv trace). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Only errors on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Run(run::RunArgs),
+    Parse(parse::ParseArgs),
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Outcome of a command that ran to completion: did its checks pass?
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything asked for was done and every check passed.
+    Success,
+    /// The command ran, but a check it performs failed (exit code 1).
+    CheckFailed,
+}
+
+/// Parses arguments, sets up logging, runs the command, maps the result to an exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose, cli.quiet);
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Parse(args) => parse::parse(args),
+        Command::Bench(cmd) => bench::bench(cmd),
+    };
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::CheckFailed) => ExitCode::from(1),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_logging(verbose: u8, quiet: bool) {
+    use tracing_subscriber::EnvFilter;
+    let default = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn,moviegraph=info",
+        (false, 1) => "debug",
+        (false, _) => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .init();
+}
+
+/// A closed pipe (`moviegraph parse x --json | head`) is a normal end, not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes `text` to stdout, reporting a broken pipe as an error the caller can recognise.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}

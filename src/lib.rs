@@ -1,0 +1,9 @@
+//! moviegraph: from a film's screenplay, subtitles and keyframes to a verified
+//! social-causal graph, question trees, and a two-phase Theory-of-Mind evaluation.
+//!
+//! The library is organised as the pipeline in `DESIGN.md` §1; see
+//! `ARCHITECTURE.md` for the map. Modules only depend on earlier stages.
+
+#![warn(missing_docs)]
+
+pub mod screenplay;

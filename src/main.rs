@@ -1,0 +1,10 @@
+//! The `moviegraph` command: a thin layer over the library. Each subcommand
+//! lives in `src/cli/` as one entry function; errors are printed once, here.
+//!
+//! Exit codes are a contract: 0 success, 1 a check failed, 2 an error.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
