@@ -1,0 +1,307 @@
+//! Layout noise: what the page added to the story, found before the story is
+//! read so that no column statistic or element counts it.
+//!
+//! `(MORE)`, `CONTINUED` and margin scene numbers have shapes nothing else
+//! has. Bare page numbers (`12.`) and running headers need the page: a number
+//! alone on a line is a page number when it stands apart at a page's edge or
+//! far right; a line is a header or footer when, digits masked, it repeats
+//! at page edges.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use super::lexical::{
+    continued_like, is_upper, mask_digits, mask_key, more_like, opens_heading, page_number_shape,
+    split_margin_numbers, squeeze, transition_like, PageShape,
+};
+use super::Line;
+use crate::screenplay::element::{Diagnostic, Noise, NoiseKind};
+
+/// Marks noise lines in place (`Line::noise`), splits margin scene numbers
+/// off headings (`Line::number`), and reports each in `noise`.
+pub(super) fn mark(
+    lines: &mut [Line<'_>],
+    noise: &mut Vec<Noise>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let report = |noise: &mut Vec<Noise>, line: &Line<'_>, kind| {
+        noise.push(Noise {
+            line: line.no,
+            kind,
+            text: line.text.to_string(),
+        })
+    };
+    for line in lines.iter_mut() {
+        if line.text.is_empty() {
+            continue;
+        }
+        if more_like(&line.text) {
+            line.noise = Some(NoiseKind::More);
+            report(noise, line, NoiseKind::More);
+            continue;
+        }
+        if let Some(m) = split_margin_numbers(line.indent, &line.text) {
+            if continued_like(&m.rest) {
+                line.noise = Some(NoiseKind::Continued);
+                report(noise, line, NoiseKind::Continued);
+                continue;
+            }
+            if m.rest.eq_ignore_ascii_case("OMITTED")
+                || m.rest.eq_ignore_ascii_case("SCENE OMITTED")
+            {
+                line.noise = Some(NoiseKind::SceneNumber);
+                report(noise, line, NoiseKind::SceneNumber);
+                diagnostics.push(Diagnostic::info(
+                    line.no,
+                    format!("scene {} is marked OMITTED; nothing to read", m.number),
+                ));
+                continue;
+            }
+            // Numbers on both margins make any upper-case line a heading
+            // (`7  THE VAULT - NIGHT  7`); on one margin only a line that
+            // opens like a heading, since action may start with a number.
+            let heading = opens_heading(&m.rest) || (m.left && m.right && is_upper(&m.rest));
+            if heading {
+                noise.push(Noise {
+                    line: line.no,
+                    kind: NoiseKind::SceneNumber,
+                    text: m.number.clone(),
+                });
+                line.indent = m.indent;
+                line.text = Cow::Owned(m.rest);
+                line.number = Some(m.number);
+                continue;
+            }
+        }
+        if continued_like(&line.text) {
+            line.noise = Some(NoiseKind::Continued);
+            report(noise, line, NoiseKind::Continued);
+        }
+    }
+
+    mark_page_numbers(lines, noise);
+    mark_running_lines(lines, noise, diagnostics);
+}
+
+/// True when line `i` has nothing story-like beside it on that side.
+fn open_before(lines: &[Line<'_>], i: usize) -> bool {
+    lines[i].page_start || i == 0 || !lines[i - 1].is_content()
+}
+
+fn open_after(lines: &[Line<'_>], i: usize) -> bool {
+    i + 1 >= lines.len() || lines[i + 1].page_start || !lines[i + 1].is_content()
+}
+
+fn mark_page_numbers(lines: &mut [Line<'_>], noise: &mut Vec<Noise>) {
+    let n = lines.len();
+    // The next and previous non-blank lines, to tell a page's first and last line.
+    let mut next_text = vec![None; n];
+    let mut seen = None;
+    for i in (0..n).rev() {
+        next_text[i] = seen;
+        if !lines[i].text.is_empty() {
+            seen = Some(i);
+        }
+    }
+    let first_text = lines.iter().position(|l| !l.text.is_empty());
+    let last_text = lines.iter().rposition(|l| !l.text.is_empty());
+    // Bare numbers standing alone that count up page by page are page
+    // numbers wherever they stand (`12.` flush left, with no form feeds).
+    // (First and last line each value stands on: enough to tell whether
+    // `v - 1` comes somewhere before a line and `v + 1` somewhere after.)
+    let mut alone: HashMap<u32, (usize, usize)> = HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.is_content()
+            && line.number.is_none()
+            && open_before(lines, i)
+            && open_after(lines, i)
+        {
+            if let Some(v) = bare_value(&line.text) {
+                alone
+                    .entry(v)
+                    .and_modify(|(_, last)| *last = i)
+                    .or_insert((i, i));
+            }
+        }
+    }
+    let in_sequence = |i: usize, v: u32| {
+        let before = v
+            .checked_sub(1)
+            .and_then(|p| alone.get(&p))
+            .is_some_and(|(first, _)| *first < i);
+        let after = alone.get(&(v + 1)).is_some_and(|(_, last)| *last > i);
+        before || after
+    };
+    for i in 0..n {
+        let line = &lines[i];
+        if line.noise.is_some() || line.number.is_some() || line.text.is_empty() {
+            continue;
+        }
+        let Some(shape) = page_number_shape(&line.text) else {
+            continue;
+        };
+        let ok = match shape {
+            PageShape::Sure => true,
+            PageShape::Bare => {
+                let edge = line.page_start
+                    || next_text[i].is_some_and(|j| lines[j].page_start)
+                    || Some(i) == first_text
+                    || Some(i) == last_text;
+                let isolated = open_before(lines, i) && open_after(lines, i);
+                line.page_start
+                    || (isolated && (line.indent >= 20 || edge))
+                    || (edge && line.indent >= 40)
+                    || (isolated && bare_value(&line.text).is_some_and(|v| in_sequence(i, v)))
+            }
+        };
+        if ok {
+            let line = &mut lines[i];
+            line.noise = Some(NoiseKind::PageNumber);
+            noise.push(Noise {
+                line: line.no,
+                kind: NoiseKind::PageNumber,
+                text: line.text.to_string(),
+            });
+        }
+    }
+}
+
+/// Finds running headers and footers: lines that, digits masked, repeat on
+/// at least three pages, stand apart, and sit at a page's edge (or, when the
+/// text has no page marks at all, carry a date or revision word).
+fn mark_running_lines(
+    lines: &mut [Line<'_>],
+    noise: &mut Vec<Noise>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let n = lines.len();
+    let has_pages = lines
+        .iter()
+        .any(|l| l.page_start || l.noise == Some(NoiseKind::PageNumber));
+    // Content lines between each line and the nearest page edge, each way.
+    let mut before = vec![usize::MAX; n];
+    let mut after = vec![usize::MAX; n];
+    let mut count = 0usize;
+    for i in 0..n {
+        if lines[i].page_start || lines[i].noise == Some(NoiseKind::PageNumber) {
+            count = 0;
+        }
+        if lines[i].is_content() {
+            before[i] = count;
+            count += 1;
+        }
+    }
+    count = 0;
+    for i in (0..n).rev() {
+        if lines[i].noise == Some(NoiseKind::PageNumber) {
+            count = 0;
+        }
+        if lines[i].is_content() {
+            after[i] = count;
+            count += 1;
+        }
+        if lines[i].page_start {
+            count = 0;
+        }
+    }
+
+    let mut groups: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        // Only lines that stand apart can be headers; checking that first
+        // keeps the masking off most lines.
+        let apart = open_before(lines, i) && open_after(lines, i);
+        if apart && line.is_content() && line.number.is_none() && line.text.len() >= 3 {
+            groups.entry(mask_key(&line.text)).or_default().push(i);
+        }
+    }
+    let mut found: Vec<(usize, Vec<usize>)> = Vec::new();
+    for idxs in groups.into_values() {
+        let cnt = idxs.len();
+        if cnt < 3 {
+            continue;
+        }
+        let text = &lines[idxs[0]].text;
+        if transition_like(text) || opens_heading(text) {
+            continue;
+        }
+        let digit = text.chars().any(|c| c.is_ascii_digit());
+        let lower = text.chars().any(char::is_lowercase);
+        let accept = if has_pages {
+            let edge = idxs
+                .iter()
+                .filter(|&&i| before[i].min(after[i]) <= 1)
+                .count();
+            edge * 5 >= cnt * 4 && (digit || lower || cnt >= 4)
+        } else {
+            // No page marks to check positions against: only a line that
+            // says what it is (a draft or revision word, a date) will do.
+            let l = text.to_lowercase();
+            let word = ["draft", "revision", "revised", "page", "copyright", "©"]
+                .iter()
+                .any(|w| l.contains(w));
+            let masked = mask_digits(text);
+            let date = masked.contains("#/#/#") || masked.contains("#.#.#");
+            digit && (word || date)
+        };
+        if accept {
+            found.push((idxs[0], idxs));
+        }
+    }
+    // The first script page often carries the header without a page number
+    // (`THE SECOND KEY - Blue Revision 03/14/26` over `... 03/14/26   2.`).
+    let stems: HashSet<u64> = found
+        .iter()
+        .filter_map(|(first, _)| without_page_number(&mask_digits(&lines[*first].text)))
+        .map(|stem| mask_key(&stem))
+        .collect();
+    if !stems.is_empty() {
+        let mut extra: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, line) in lines.iter().enumerate() {
+            if line.is_content() && open_before(lines, i) && open_after(lines, i) {
+                let key = mask_key(&line.text);
+                if stems.contains(&key) {
+                    extra.entry(key).or_default().push(i);
+                }
+            }
+        }
+        for idxs in extra.into_values() {
+            found.push((idxs[0], idxs));
+        }
+    }
+    found.sort();
+    for (first, idxs) in found {
+        diagnostics.push(Diagnostic::info(
+            lines[first].no,
+            format!(
+                "running header/footer `{}` found on {} page(s); kept out of the story",
+                squeeze(&lines[first].text),
+                idxs.len()
+            ),
+        ));
+        for i in idxs {
+            let line = &mut lines[i];
+            line.noise = Some(NoiseKind::HeaderFooter);
+            noise.push(Noise {
+                line: line.no,
+                kind: NoiseKind::HeaderFooter,
+                text: line.text.to_string(),
+            });
+        }
+    }
+}
+
+/// A masked header line without the page number at its end (`... #.`), if it has one.
+fn without_page_number(masked: &str) -> Option<String> {
+    let (stem, last) = masked.rsplit_once(' ')?;
+    page_number_shape(&last.replace('#', "1"))?;
+    Some(stem.to_string())
+}
+
+/// The value of a bare page number (`12`, `12.`).
+fn bare_value(text: &str) -> Option<u32> {
+    let t = text.strip_suffix('.').unwrap_or(text);
+    if t.is_empty() || t.len() > 4 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.parse().ok()
+}
