@@ -23,6 +23,8 @@ pub fn assemble(reading: Reading, format: Format) -> Screenplay {
     // The cue whose speech we are in: (speaker, extension, contd, dual).
     let mut speech: Option<(String, Option<String>, bool, bool)> = None;
 
+    // The index is data here (scene ranges, diagnostics), not just a cursor.
+    #[allow(clippy::needless_range_loop)]
     for i in 0..elements.len() {
         let kind = elements[i].kind;
         if kind == ElementKind::SceneHeading {
