@@ -466,7 +466,7 @@ impl<'a> Parser<'a> {
                 self.push(Element::new(ElementKind::PageBreak, "", self.span(j)));
             } else if let Some(rest) = t.strip_prefix('~') {
                 self.gather(&mut g, ElementKind::Lyric, &[rest.trim()], j);
-            } else if rules::opens_paren(t) {
+            } else if rules::opens_paren(t) && !rules::wryly_then_words(t) {
                 self.finish(&mut g);
                 j = self.parenthetical(j);
             } else {

@@ -211,6 +211,14 @@ pub(super) fn starts_title_page(key: &str, value: &str, continued: bool) -> bool
         || (key.chars().any(char::is_lowercase) && (!value.is_empty() || continued))
 }
 
+/// A line like `(softly) Come here.`: a wryly closed on the line and followed
+/// by words. The spec makes a parenthetical a line that opens *and ends* with
+/// parentheses, and Final Draft stores such a line as one Dialogue paragraph
+/// (jumpcut's mostly-genius pair), so it is dialogue, not a parenthetical.
+pub fn wryly_then_words(t: &str) -> bool {
+    !closes_paren(t) && t.contains([')', '）'])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -473,3 +473,16 @@ fn pathological_inputs_finish() {
         assert!(r.elements.len() <= text.len());
     }
 }
+
+#[test]
+fn wryly_followed_by_words_is_dialogue() {
+    assert_eq!(
+        render("BOB\n(softly) Come here.\n(beat)\nNow."),
+        vec![
+            "character BOB",
+            "dialogue (softly) Come here.",
+            "parenthetical (beat)",
+            "dialogue Now."
+        ]
+    );
+}
