@@ -51,7 +51,11 @@ fn check_dir(sub: &str, format: Format) {
 fn diff(input: &Path, expected: &str, actual: &str) -> String {
     let e: Vec<&str> = expected.lines().collect();
     let a: Vec<&str> = actual.lines().collect();
-    let at = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+    let at = e
+        .iter()
+        .zip(&a)
+        .position(|(x, y)| x != y)
+        .unwrap_or(e.len().min(a.len()));
     format!(
         "{}: first difference at output line {}\n  expected: {}\n  actual:   {}",
         input.display(),

@@ -149,7 +149,11 @@ pub fn summary(play: &Screenplay, full: bool) -> String {
     if full {
         let _ = writeln!(s, "  scenes:");
         for sc in &play.scenes {
-            let number = sc.number.as_deref().map(|n| format!("#{n} ")).unwrap_or_default();
+            let number = sc
+                .number
+                .as_deref()
+                .map(|n| format!("#{n} "))
+                .unwrap_or_default();
             let _ = writeln!(
                 s,
                 "    {:>3}  {number}{}  (lines {}-{}, {} elements)",
@@ -168,7 +172,15 @@ pub fn summary(play: &Screenplay, full: bool) -> String {
         }
         let parts: Vec<String> = kinds
             .iter()
-            .map(|(k, n)| format!("{} {n}", serde_json::to_value(k).unwrap_or_default().as_str().unwrap_or("?")))
+            .map(|(k, n)| {
+                format!(
+                    "{} {n}",
+                    serde_json::to_value(k)
+                        .unwrap_or_default()
+                        .as_str()
+                        .unwrap_or("?")
+                )
+            })
             .collect();
         let _ = writeln!(s, "  noise kept out of the story: {}", parts.join(", "));
     }

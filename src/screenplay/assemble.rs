@@ -23,31 +23,31 @@ pub fn assemble(reading: Reading, format: Format) -> Screenplay {
     // The cue whose speech we are in: (speaker, extension, contd, dual).
     let mut speech: Option<(String, Option<String>, bool, bool)> = None;
 
-    for i in 0..elements.len() {
-        let kind = elements[i].kind;
+    for (i, e) in elements.iter_mut().enumerate() {
+        let kind = e.kind;
         if kind == ElementKind::SceneHeading {
             if let Some(prev) = scenes.last_mut() {
                 prev.elements[1] = i - 1;
             }
-            let parts = parse_heading(&elements[i].text);
+            let parts = parse_heading(&e.text);
             scenes.push(Scene {
                 index: scenes.len(),
-                heading: elements[i].text.clone(),
+                heading: e.text.clone(),
                 int_ext: parts.int_ext,
                 location: parts.location,
                 time_of_day: parts.time_of_day,
-                number: elements[i].scene_number.clone(),
+                number: e.scene_number.clone(),
                 elements: [i, i],
-                lines: elements[i].lines,
+                lines: e.lines,
             });
         }
         if kind != ElementKind::Title {
-            elements[i].scene = scenes.len().checked_sub(1);
+            e.scene = scenes.len().checked_sub(1);
         }
 
         match kind {
             ElementKind::Character => {
-                let cue = parse_cue(&elements[i].text);
+                let cue = parse_cue(&e.text);
                 let ext = cue.primary_extension();
                 let idx = *by_name.entry(cue.name.clone()).or_insert_with(|| {
                     characters.push(Character {
@@ -62,7 +62,6 @@ pub fn assemble(reading: Reading, format: Format) -> Screenplay {
                 if cue.written != ch.name && !ch.aliases.contains(&cue.written) {
                     ch.aliases.push(cue.written.clone());
                 }
-                let e = &mut elements[i];
                 e.speaker = Some(cue.name.clone());
                 e.extension = ext.clone();
                 e.contd = cue.contd;
@@ -70,7 +69,6 @@ pub fn assemble(reading: Reading, format: Format) -> Screenplay {
             }
             ElementKind::Dialogue | ElementKind::Parenthetical => match &speech {
                 Some((name, ext, contd, dual)) => {
-                    let e = &mut elements[i];
                     e.speaker = Some(name.clone());
                     e.extension = ext.clone();
                     e.contd = *contd;
@@ -79,7 +77,7 @@ pub fn assemble(reading: Reading, format: Format) -> Screenplay {
                 None => {
                     if kind == ElementKind::Dialogue {
                         diagnostics.push(super::Diagnostic::warning(
-                            elements[i].lines.first,
+                            e.lines.first,
                             "dialogue without a character cue before it",
                         ));
                     }

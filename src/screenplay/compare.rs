@@ -116,9 +116,7 @@ pub fn compare(predicted: &[Element], reference: &[Element]) -> Comparison {
     }
     let kinds = counts
         .into_iter()
-        .map(|(kind, (reference, predicted, matched))| {
-            (kind, score(reference, predicted, matched))
-        })
+        .map(|(kind, (reference, predicted, matched))| (kind, score(reference, predicted, matched)))
         .collect();
     let total_matched = matched_p.iter().filter(|m| **m).count();
     let micro = score(m, n, total_matched);
@@ -203,7 +201,10 @@ mod tests {
         ];
         let c = compare(&predicted, &reference);
         let action = c.kinds[&ElementKind::Action];
-        assert_eq!((action.reference, action.predicted, action.matched), (3, 4, 3));
+        assert_eq!(
+            (action.reference, action.predicted, action.matched),
+            (3, 4, 3)
+        );
         assert!((action.precision - 0.75).abs() < 1e-9);
         assert_eq!(action.recall, 1.0);
         let tr = c.kinds[&ElementKind::Transition];

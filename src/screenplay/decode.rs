@@ -90,7 +90,12 @@ fn sniff_utf16(bytes: &[u8]) -> Option<&'static Encoding> {
     }
     let pairs = sample.len() / 2;
     let even_zero = sample.iter().step_by(2).filter(|b| **b == 0).count();
-    let odd_zero = sample.iter().skip(1).step_by(2).filter(|b| **b == 0).count();
+    let odd_zero = sample
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .filter(|b| **b == 0)
+        .count();
     if odd_zero * 10 >= pairs * 6 && even_zero * 10 < pairs {
         Some(UTF_16LE)
     } else if even_zero * 10 >= pairs * 6 && odd_zero * 10 < pairs {
@@ -167,9 +172,15 @@ mod tests {
         let s = "INT. CAFÉ - DAY\nMARA\nHello.\n";
         let mut le: Vec<u8> = vec![0xFF, 0xFE];
         le.extend(s.encode_utf16().flat_map(|u| u.to_le_bytes()));
-        assert_eq!(decode(&le).unwrap(), (s.to_string(), SourceEncoding::Utf16Le));
+        assert_eq!(
+            decode(&le).unwrap(),
+            (s.to_string(), SourceEncoding::Utf16Le)
+        );
         let be: Vec<u8> = s.encode_utf16().flat_map(|u| u.to_be_bytes()).collect();
-        assert_eq!(decode(&be).unwrap(), (s.to_string(), SourceEncoding::Utf16Be));
+        assert_eq!(
+            decode(&be).unwrap(),
+            (s.to_string(), SourceEncoding::Utf16Be)
+        );
     }
 
     #[test]

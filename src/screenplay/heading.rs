@@ -93,9 +93,12 @@ pub fn parse_heading(text: &str) -> HeadingParts {
         let tail = rest[pos + sep.len()..].trim();
         let upper = tail.to_uppercase();
         if !tail.is_empty()
-            && TIMES
-                .iter()
-                .any(|t| upper.split(|c: char| !c.is_alphanumeric() && c != '\'').any(|w| w == *t) || upper == *t)
+            && TIMES.iter().any(|t| {
+                upper
+                    .split(|c: char| !c.is_alphanumeric() && c != '\'')
+                    .any(|w| w == *t)
+                    || upper == *t
+            })
         {
             time_of_day = Some(tail.to_string());
             location = rest[..pos].trim().to_string();

@@ -143,7 +143,12 @@ mod tests {
 
     #[test]
     fn contd_in_all_spellings() {
-        for raw in ["MARA (CONT'D)", "MARA (CONT’D)", "MARA (cont.)", "MARA (CONTD)"] {
+        for raw in [
+            "MARA (CONT'D)",
+            "MARA (CONT’D)",
+            "MARA (cont.)",
+            "MARA (CONTD)",
+        ] {
             let c = parse_cue(raw);
             assert_eq!(c.name, "MARA", "{raw}");
             assert!(c.contd, "{raw}");

@@ -1,0 +1,205 @@
+//! The binary's contract: exit codes (0 ok, 1 check failed, 2 error), errors
+//! that name the file and line, the JSON shape, and quiet broken pipes.
+
+mod common;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn moviegraph(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+const SAMPLE: &str = "screenplays/the-second-key";
+
+#[test]
+fn missing_file_is_an_error_naming_it() {
+    let o = moviegraph(&["parse", "no/such/script.fountain"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no/such/script.fountain"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn binary_file_is_refused_with_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "x.fountain",
+        b"INT. HOUSE - DAY\n\n\x00\x01\x02\x03PK",
+    );
+    let o = moviegraph(&["parse", &p]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{p}:3:")), "{err}");
+    assert!(err.contains("not a text file"), "{err}");
+}
+
+#[test]
+fn empty_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "empty.txt", b"");
+    let o = moviegraph(&["parse", &p]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("empty"), "{}", stderr(&o));
+}
+
+#[test]
+fn huge_file_is_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("huge.fountain");
+    // Sparse: 500 MB of apparent size, no disk used, and never read.
+    std::fs::File::create(&p)
+        .unwrap()
+        .set_len(500 * 1024 * 1024)
+        .unwrap();
+    let o = moviegraph(&["parse", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("too large"), "{}", stderr(&o));
+}
+
+#[test]
+fn directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = moviegraph(&["parse", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("directory"), "{}", stderr(&o));
+}
+
+#[test]
+fn malformed_fdx_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let fdx = b"<?xml version=\"1.0\"?>\n<FinalDraft>\n<Content>\n<Paragraph Type=\"Action\">\n<Text>Hi</Txt>\n</Paragraph>\n</Content>\n</FinalDraft>\n";
+    let p = write(dir.path(), "bad.fdx", fdx);
+    let o = moviegraph(&["parse", &p]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{p}:5:")), "{err}");
+    assert!(err.contains("malformed FDX"), "{err}");
+}
+
+#[test]
+fn latin1_and_utf16_are_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let latin1 = write(
+        dir.path(),
+        "latin1.fountain",
+        b"INT. CAF\xC9 - DAY\n\nJOS\xC9\nBonjour.\n",
+    );
+    let o = moviegraph(&["parse", &latin1, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["encoding"], "Windows-1252");
+    assert_eq!(v["scenes"][0]["heading"], "INT. CAFÉ - DAY");
+    assert_eq!(v["characters"][0]["name"], "JOSÉ");
+
+    let text = "INT. CAFÉ - DAY\n\nJOSÉ\nBonjour.\n";
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(text.encode_utf16().flat_map(|u| u.to_le_bytes()));
+    let p = write(dir.path(), "utf16.fountain", &utf16);
+    let o = moviegraph(&["parse", &p, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["encoding"], "UTF-16LE");
+    assert_eq!(v["characters"][0]["name"], "JOSÉ");
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let o = moviegraph(&["parse", &format!("{SAMPLE}/script.fountain"), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in ["elements", "scenes", "characters", "noise", "diagnostics"] {
+        assert!(v[key].is_array(), "missing {key}");
+    }
+    let first_dialogue = v["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "dialogue")
+        .expect("the sample has dialogue");
+    assert!(first_dialogue["speaker"].is_string());
+    assert!(first_dialogue["lines"].as_array().unwrap().len() == 2);
+    assert!(first_dialogue["scene"].is_u64());
+    let scene = &v["scenes"][0];
+    for key in ["heading", "int_ext", "location", "time_of_day", "elements"] {
+        assert!(scene.get(key).is_some(), "scene lacks {key}");
+    }
+}
+
+#[test]
+fn run_summarises_the_sample_film() {
+    let o = moviegraph(&["run", SAMPLE]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("film the-second-key"), "{out}");
+    assert!(out.contains("scenes"), "{out}");
+    assert!(out.contains("agreement of the other versions"), "{out}");
+}
+
+#[test]
+fn run_on_a_folder_without_a_script_says_what_it_expects() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = moviegraph(&["run", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("script.fountain"), "{}", stderr(&o));
+}
+
+#[test]
+fn against_below_the_bar_exits_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = write(
+        dir.path(),
+        "ref.fountain",
+        b"INT. A - DAY\n\nMARA\nHello.\n\nCUT TO:\n\nEXT. B - NIGHT\n\nRain.\n",
+    );
+    let wrong = write(dir.path(), "wrong.fountain", b"EXT. B - NIGHT\n\nRain.\n");
+    let o = moviegraph(&["parse", &wrong, "--against", &reference]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = moviegraph(&["parse", &reference, "--against", &reference]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn broken_pipe_ends_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(["parse", &format!("{SAMPLE}/script.fountain"), "--json"])
+        .current_dir(common::root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // stdout is dropped here: the next write gets EPIPE.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+}
+
+#[test]
+fn help_teaches() {
+    let o = moviegraph(&["parse", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Examples:"), "{out}");
+    assert!(out.contains("--against"), "{out}");
+}
