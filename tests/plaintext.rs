@@ -278,6 +278,15 @@ fn windows_1252_bytes_decode_before_reading() {
 }
 
 #[test]
+fn mc_names_and_names_with_int_are_cues() {
+    let text = "INT. PUB - NIGHT\n\n                    McCLANE\n          A pint.\n\n                    QUINTON\n          Two.\n";
+    let play = screenplay::parse_text(text, Some(Format::Text), None).unwrap();
+    let names: Vec<&str> = play.characters.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["MCCLANE", "QUINTON"]);
+    assert_eq!(play.scenes.len(), 1);
+}
+
+#[test]
 fn layout_detection() {
     let laid_out =
         std::fs::read_to_string(common::root().join("tests/fixtures/text/pdf_pages.txt")).unwrap();

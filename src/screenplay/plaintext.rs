@@ -155,7 +155,8 @@ fn prepare<'a>(
             Cow::Borrowed(raw)
         };
         let mut page_start = std::mem::take(&mut page_pending);
-        if content.contains('\x0c') {
+        let controls = content.bytes().any(|b| b < 0x20 || b == 0x7f);
+        if controls && content.contains('\x0c') {
             // A form feed before the line's text starts a page here; one
             // after it (some converters end a page that way) starts the next.
             let first_visible = content
@@ -171,7 +172,7 @@ fn prepare<'a>(
                 }
             }
         }
-        let (indent, mut text) = indent_and_text(content);
+        let (indent, mut text) = indent_and_text(content, controls);
         if text.ends_with('*') {
             if let Some(kept) = strip_revision_mark(&text, indent) {
                 noise.push(Noise {
@@ -191,25 +192,30 @@ fn prepare<'a>(
             number: None,
         });
     }
-    // A form feed on the last line starts no page.
     lines
 }
 
 /// The line's indent (in columns) and its trimmed text, with tabs expanded.
-fn indent_and_text(content: Cow<'_, str>) -> (usize, Cow<'_, str>) {
-    // Most lines are plain printable text: borrowed, not copied.
-    // (Only the ends matter for other whitespace: the indent and the trim.)
+/// `controls` says whether the line holds control characters (tabs, form feeds).
+fn indent_and_text(content: Cow<'_, str>, controls: bool) -> (usize, Cow<'_, str>) {
+    // Most lines are plain printable text: borrowed, not copied. (Only the
+    // ends matter for other whitespace: the indent and the trim.)
+    let bytes = content.as_bytes();
+    let start = bytes.iter().position(|b| *b != b' ').unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| *b != b' ')
+        .map_or(start, |i| i + 1);
     let odd_space = |c: Option<char>| c.is_some_and(|c| c.is_whitespace() && c != ' ');
-    let plain = content.bytes().all(|b| b >= 0x20 && b != 0x7f)
-        && !odd_space(content.trim_start_matches(' ').chars().next())
-        && !odd_space(content.trim_end_matches(' ').chars().next_back());
+    let plain = !controls
+        && !odd_space(content[start..].chars().next())
+        && !odd_space(content[..end].chars().next_back());
     if plain {
-        let indent = content.len() - content.trim_start_matches(' ').len();
         let text = match content {
-            Cow::Borrowed(b) => Cow::Borrowed(b.trim_matches(' ')),
-            Cow::Owned(o) => Cow::Owned(o.trim_matches(' ').to_string()),
+            Cow::Borrowed(b) => Cow::Borrowed(&b[start..end]),
+            Cow::Owned(o) => Cow::Owned(o[start..end].to_string()),
         };
-        return (indent, text);
+        return (start, text);
     }
     let expanded = expand(&content);
     let indent = expanded.chars().take_while(|c| *c == ' ').count();

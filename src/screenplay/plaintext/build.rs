@@ -191,12 +191,16 @@ impl<'a> Builder<'a> {
         let mut text = squeeze(&l.text);
         let mut last = l.no;
         let mut next = k + 1;
-        // A long heading wraps onto a second upper-case line at the same column.
+        // A long heading wraps onto a second upper-case line at the same
+        // column: a short tail, not a sentence (that is upper-case action
+        // set right under the heading).
         if let Some(n) = self.direct(k) {
             let nl = self.line(n);
             if l.text.chars().count() >= 40
                 && nl.indent == l.indent
                 && self.shape(n).upper
+                && nl.text.chars().count() <= 40
+                && !ends_sentence(&nl.text)
                 && !self.starts_element(n)
             {
                 text.push(' ');
@@ -233,8 +237,9 @@ impl<'a> Builder<'a> {
                 return true;
             }
             if nl.indent >= l.indent + 3 {
-                // A cue at the action column with its speech indented.
-                return l.indent <= self.lay.action + 2;
+                // A cue at the action column with its speech indented, in a
+                // script that sets its cues there.
+                return l.indent <= self.lay.action + 2 && Layout::near(l.indent, self.lay.cue, 3);
             }
             return self.lay.flat && self.apart_before(k) && !self.shape(n).upper;
         }
@@ -350,10 +355,14 @@ impl<'a> Builder<'a> {
             (Some(p), Some(d)) if p >= d + 2 => Some((p, d)),
             _ => None,
         };
-        // A line opening with `(` at the dialogue column, where wrylies stand
-        // deeper, is dialogue that wrapped before a parenthesis.
+        // A wryly is parenthesized to its end: `(beat)`, or `(looking` to be
+        // closed on a later line. A line that closes its parenthesis and goes
+        // on (`(to Mara) Listen.`) is dialogue, as in Fountain; so is one at
+        // the dialogue column where wrylies stand deeper (dialogue that
+        // wrapped before a parenthesis).
         let opens_paren = |s: &SpeechLine| {
             s.text.starts_with('(')
+                && (s.text.ends_with(')') || balance(s.text) > 0)
                 && paren_col.map_or(true, |(p, d)| s.indent > d + 1 || s.indent + 2 >= p)
         };
         let mut i = 0;
@@ -395,10 +404,10 @@ impl<'a> Builder<'a> {
 
     /// Two cues on one line, set apart by a wide gap (`MARA      QUINTON`).
     fn dual_cue(&self, k: usize) -> Option<DualCue> {
-        if !self.shape(k).upper_np {
+        let l = self.line(k);
+        if !l.text.starts_with(char::is_uppercase) {
             return None;
         }
-        let l = self.line(k);
         let (left, right, right_at) = split_columns(&l.text)?;
         if right.contains("   ") || !cue_like(left) || !cue_like(right) {
             return None;
@@ -525,9 +534,8 @@ impl<'a> Builder<'a> {
             let l = self.line(j);
             if it.page_before {
                 // A paragraph cut by a page break goes on at the same column,
-                // mid-sentence or in lower case.
-                // An upper-case line alone (`THE EMPTY LOT`) is a slug, not a
-                // sentence cut short.
+                // mid-sentence or in lower case. (An upper-case line alone,
+                // `THE EMPTY LOT`, is a slug, not a sentence cut short.)
                 let prev = &self.line(j - 1).text;
                 let slug = j == k + 1 && self.shape(k).upper;
                 let cut_short = !ends_sentence(prev) && !slug;
@@ -574,10 +582,12 @@ impl<'a> Builder<'a> {
             return 0;
         }
         if page.is_none() {
+            // Without a page of its own, a title page is a few centered
+            // lines; one centered line alone is just centered text.
             let off = (0..end)
                 .filter(|&k| self.line(k).indent > self.lay.action + 4)
                 .count();
-            if off * 2 < end {
+            if end < 2 || off * 2 < end {
                 return 0;
             }
         }

@@ -52,7 +52,8 @@ impl Shape {
         Shape {
             upper: upper_np && is_upper(text),
             upper_np,
-            cue: upper_np && cue_like(text),
+            // (`McCLANE` has lower case, so no upper-case test first.)
+            cue: !text.starts_with(char::is_lowercase) && cue_like(text),
             heading: opens_heading(text),
             transition: transition_like(text),
         }
@@ -161,7 +162,11 @@ impl Layout {
                 in_speech[j] = true;
                 let t = &line(j).text;
                 if t.starts_with('(') {
-                    paren.add(line(j).indent);
+                    // Only whole wrylies vouch for the column: a line like
+                    // `(to Mara) Listen.` is dialogue.
+                    if t.ends_with(')') {
+                        paren.add(line(j).indent);
+                    }
                 } else if j == k + 1
                     || !line(j - 1).text.starts_with('(')
                     || line(j - 1).text.ends_with(')')

@@ -20,12 +20,18 @@ pub fn is_upper(s: &str) -> bool {
 }
 
 /// True when `s` opens with a scene-heading prefix (`INT.`, `EXT`, `I/E`, …).
-/// Cheap for the many lines that cannot: it looks at the first letter first.
+/// Cheap for the many lines that cannot: it looks at the first three bytes
+/// before asking [`heading_prefix`], which copies the line to upper-case it.
 pub fn opens_heading(s: &str) -> bool {
-    matches!(
-        s.trim_start().as_bytes().first(),
-        Some(b'I' | b'i' | b'E' | b'e')
-    ) && heading_prefix(s).is_some()
+    let b = s.trim_start().as_bytes();
+    let head = [b.first(), b.get(1), b.get(2)].map(|c| c.map(u8::to_ascii_uppercase));
+    let maybe = matches!(
+        head,
+        [Some(b'I'), Some(b'N'), Some(b'T')]
+            | [Some(b'E'), Some(b'X' | b'S'), Some(b'T')]
+            | [Some(b'I'), Some(b'/'), Some(b'E')]
+    );
+    maybe && heading_prefix(s).is_some()
 }
 
 /// Like [`is_upper`], but ignoring what is inside parentheses: headings and
@@ -468,8 +474,9 @@ pub fn ends_sentence(s: &str) -> bool {
 /// script are the typesetter's, so lines are joined with one space; a line
 /// that ends in a hyphen after a letter was broken at that hyphen
 /// (`well-` / `known`), and is joined without one. A dash (`--`) glued to a
-/// word is ambiguous (`to--never`, `Wait-- Listen`): a capital after it says
-/// a new sentence began, so the space is put back.
+/// word is ambiguous (`to--never`, `Wait-- Listen`, `I-- (beat)`): it stays
+/// glued between two lower-case words or two upper-case words
+/// (`to--never`, `GO--NOW`), where a sentence did not start anew.
 pub fn join_wrapped(acc: &mut String, next: &str) {
     if acc.is_empty() {
         acc.push_str(next);
@@ -480,8 +487,13 @@ pub fn join_wrapped(acc: &mut String, next: &str) {
         && match tail.next() {
             Some(c) if c.is_alphabetic() => true,
             Some('-') => {
-                tail.next().is_some_and(char::is_alphabetic)
-                    && !next.starts_with(char::is_uppercase)
+                let before: String = tail.take_while(|c| !c.is_whitespace()).collect();
+                let after = next.split_whitespace().next().unwrap_or("");
+                let lower = |w: &str| w.chars().next().is_some_and(char::is_lowercase);
+                let shout =
+                    |w: &str| w.chars().filter(|c| c.is_alphabetic()).count() >= 2 && is_upper(w);
+                (before.chars().next().is_some_and(char::is_lowercase) && lower(after))
+                    || (shout(&before) && shout(after))
             }
             _ => false,
         };
@@ -604,6 +616,12 @@ mod tests {
         let mut s = String::from("Wait--");
         join_wrapped(&mut s, "Listen.");
         assert_eq!(s, "Wait-- Listen.");
+        let mut s = String::from("I--");
+        join_wrapped(&mut s, "Never.");
+        assert_eq!(s, "I-- Never.");
+        let mut s = String::from("GO--");
+        join_wrapped(&mut s, "NOW!");
+        assert_eq!(s, "GO--NOW!");
         let mut s = String::from("Hello");
         join_wrapped(&mut s, "there");
         assert_eq!(s, "Hello there");

@@ -205,13 +205,29 @@ fn mark_running_lines(
         }
     }
 
-    let mut groups: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (i, line) in lines.iter().enumerate() {
-        // Only lines that stand apart can be headers; checking that first
-        // keeps the masking off most lines.
-        let apart = open_before(lines, i) && open_after(lines, i);
-        if apart && line.is_content() && line.number.is_none() && line.text.len() >= 3 {
-            groups.entry(mask_key(&line.text)).or_default().push(i);
+    // Only lines that stand apart can be headers. Count each masked form
+    // first, then gather the lines of the few that repeat.
+    let keys: Vec<Option<u64>> = (0..n)
+        .map(|i| {
+            let line = &lines[i];
+            let apart = line.is_content()
+                && line.number.is_none()
+                && line.text.len() >= 3
+                && open_before(lines, i)
+                && open_after(lines, i);
+            apart.then(|| mask_key(&line.text))
+        })
+        .collect();
+    let mut counts: HashMap<u64, u32, KeyHash> = HashMap::default();
+    for key in keys.iter().flatten() {
+        *counts.entry(*key).or_default() += 1;
+    }
+    let mut groups: HashMap<u64, Vec<usize>, KeyHash> = HashMap::default();
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(key) = key {
+            if counts[key] >= 3 {
+                groups.entry(*key).or_default().push(i);
+            }
         }
     }
     let mut found: Vec<(usize, Vec<usize>)> = Vec::new();
@@ -304,4 +320,28 @@ fn bare_value(text: &str) -> Option<u32> {
         return None;
     }
     t.parse().ok()
+}
+
+/// Hashing for keys that are hashes already ([`mask_key`]): used as they are.
+type KeyHash = std::hash::BuildHasherDefault<KeyHasher>;
+
+/// See [`KeyHash`].
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys come here; fold anything else in just in case.
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
