@@ -2,7 +2,8 @@
 use moviegraph::screenplay::{ElementKind, Screenplay};
 
 pub fn check(play: &Screenplay, text: &str) {
-    let line_count = text.split('\n').count().max(1);
+    // parse_text normalizes CRLF and lone CR to LF before reading.
+    let line_count = text.replace("\r\n", "\n").replace('\r', "\n").split('\n').count().max(1);
     for (i, e) in play.elements.iter().enumerate() {
         assert!(e.lines.first >= 1 && e.lines.first <= e.lines.last, "element {i}: bad span {:?}", e.lines);
         if let Some(s) = e.scene {

@@ -11,7 +11,7 @@ fuzz_target!(|text: &str| {
     match parse_text(text, Some(Format::Fdx), None) {
         Ok(play) => common::check(&play, text),
         Err(ParseError::Xml { line, .. }) => {
-            assert!(line >= 1 && line <= text.split('\n').count().max(1), "error line {line} outside the input");
+            assert!(line >= 1 && line <= text.replace("\r\n", "\n").replace('\r', "\n").split('\n').count().max(1), "error line {line} outside the input");
         }
         Err(other) => panic!("unexpected error kind: {other}"),
     }

@@ -20,6 +20,7 @@ pub fn assemble(reading: Reading, format: Format) -> Screenplay {
     let mut scenes: Vec<Scene> = Vec::new();
     let mut characters: Vec<Character> = Vec::new();
     let mut by_name: HashMap<String, usize> = HashMap::new();
+    let mut cues: HashMap<String, (usize, Option<String>, bool)> = HashMap::new();
     // The cue whose speech we are in: (speaker, extension, contd, dual).
     let mut speech: Option<(String, Option<String>, bool, bool)> = None;
 
@@ -47,25 +48,35 @@ pub fn assemble(reading: Reading, format: Format) -> Screenplay {
 
         match kind {
             ElementKind::Character => {
-                let cue = parse_cue(&e.text);
-                let ext = cue.primary_extension();
-                let idx = *by_name.entry(cue.name.clone()).or_insert_with(|| {
-                    characters.push(Character {
-                        name: cue.name.clone(),
-                        aliases: Vec::new(),
-                        lines: 0,
-                    });
-                    characters.len() - 1
-                });
+                // A script repeats the same few cue spellings hundreds of
+                // times; parse each spelling once.
+                let (idx, ext, contd) = match cues.get(e.text.as_str()) {
+                    Some(known) => known.clone(),
+                    None => {
+                        let cue = parse_cue(&e.text);
+                        let idx = *by_name.entry(cue.name.clone()).or_insert_with(|| {
+                            characters.push(Character {
+                                name: cue.name.clone(),
+                                aliases: Vec::new(),
+                                lines: 0,
+                            });
+                            characters.len() - 1
+                        });
+                        let ch = &mut characters[idx];
+                        if cue.written != ch.name && !ch.aliases.contains(&cue.written) {
+                            ch.aliases.push(cue.written.clone());
+                        }
+                        let known = (idx, cue.primary_extension(), cue.contd);
+                        cues.insert(e.text.clone(), known.clone());
+                        known
+                    }
+                };
                 let ch = &mut characters[idx];
                 ch.lines += 1;
-                if cue.written != ch.name && !ch.aliases.contains(&cue.written) {
-                    ch.aliases.push(cue.written.clone());
-                }
-                e.speaker = Some(cue.name.clone());
+                e.speaker = Some(ch.name.clone());
                 e.extension = ext.clone();
-                e.contd = cue.contd;
-                speech = Some((cue.name, ext, cue.contd, e.dual));
+                e.contd = contd;
+                speech = Some((ch.name.clone(), ext, contd, e.dual));
             }
             ElementKind::Dialogue | ElementKind::Parenthetical => match &speech {
                 Some((name, ext, contd, dual)) => {

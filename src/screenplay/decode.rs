@@ -137,7 +137,8 @@ fn first_binary_line(text: &str) -> Option<usize> {
     }
 }
 
-fn normalize_newlines(text: String) -> String {
+/// CRLF and lone CR become LF, so line numbers match what an editor shows.
+pub(crate) fn normalize_newlines(text: String) -> String {
     if !text.contains('\r') {
         return text;
     }

@@ -33,42 +33,75 @@ const PREFIXES: &[(&str, Option<IntExt>)] = &[
 ];
 
 /// Words that make a final heading segment a time of day.
-const TIMES: &[&str] = &[
-    "DAY",
-    "NIGHT",
-    "MORNING",
-    "AFTERNOON",
-    "EVENING",
-    "DAWN",
-    "DUSK",
-    "SUNRISE",
-    "SUNSET",
-    "NOON",
-    "MIDDAY",
-    "MIDNIGHT",
-    "TWILIGHT",
-    "CONTINUOUS",
-    "LATER",
-    "SAME",
-    "MOMENTS",
-    "MOMENT",
-    "CONT'D",
-    "CONTINUING",
-    "LATE",
-    "EARLY",
-    "FLASHBACK",
-    "PRESENT",
-    "MAGIC HOUR",
-];
+fn is_time_word(w: &str) -> bool {
+    matches!(
+        w,
+        "DAY"
+            | "NIGHT"
+            | "MORNING"
+            | "AFTERNOON"
+            | "EVENING"
+            | "DAWN"
+            | "DUSK"
+            | "SUNRISE"
+            | "SUNSET"
+            | "NOON"
+            | "MIDDAY"
+            | "MIDNIGHT"
+            | "TWILIGHT"
+            | "CONTINUOUS"
+            | "LATER"
+            | "SAME"
+            | "MOMENTS"
+            | "MOMENT"
+            | "CONT'D"
+            | "CONTINUING"
+            | "LATE"
+            | "EARLY"
+            | "FLASHBACK"
+            | "PRESENT"
+    )
+}
 
 /// The INT/EXT prefix a heading starts with (case-insensitive), and its byte length.
 pub fn heading_prefix(text: &str) -> Option<(Option<IntExt>, usize)> {
-    let upper = text.trim_start().to_uppercase();
-    let lead = text.len() - text.trim_start().len();
-    for (p, ie) in PREFIXES {
-        if upper.starts_with(p) {
-            return Some((*ie, lead + p.len()));
+    let trimmed = text.trim_start();
+    let lead = text.len() - trimmed.len();
+    let bytes = trimmed.as_bytes();
+    // Prefixes are ASCII, so a byte-wise case-insensitive compare is exact
+    // and avoids upper-casing the whole heading.
+    PREFIXES.iter().find_map(|(p, ie)| {
+        (bytes.len() >= p.len() && bytes[..p.len()].eq_ignore_ascii_case(p.as_bytes()))
+            .then_some((*ie, lead + p.len()))
+    })
+}
+
+/// True when a heading's last segment names a time of day.
+fn is_time_of_day(tail: &str) -> bool {
+    let upper = tail.to_uppercase();
+    upper.contains("MAGIC HOUR")
+        || upper
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .any(is_time_word)
+}
+
+/// The byte position and length of the last dash that separates heading
+/// segments: ` - `, ` – `, ` — ` (spaces around) or `--`. A hyphen inside a
+/// word (`T-BONE`) separates nothing.
+fn last_dash_separator(s: &str) -> Option<(usize, usize)> {
+    let bytes = s.as_bytes();
+    let mut end = s.len();
+    while let Some(pos) = s[..end].rfind(['-', '–', '—']) {
+        let len = s[pos..].chars().next().map_or(1, char::len_utf8);
+        if pos > 0 && bytes[pos - 1] == b'-' {
+            return Some((pos - 1, 2));
         }
+        let spaced_before = pos > 0 && bytes[pos - 1] == b' ';
+        let spaced_after = bytes.get(pos + len) == Some(&b' ');
+        if spaced_before && spaced_after {
+            return Some((pos, len));
+        }
+        end = pos;
     }
     None
 }
@@ -83,23 +116,9 @@ pub fn parse_heading(text: &str) -> HeadingParts {
     let rest = rest.trim_start_matches(['.', ' ']);
     let mut location = rest.to_string();
     let mut time_of_day = None;
-    // Split on the last dash separator (" - ", " – ", " — ", or "--").
-    let seps = [" - ", " – ", " — ", " -- ", "--"];
-    if let Some((pos, sep)) = seps
-        .iter()
-        .filter_map(|s| rest.rfind(s).map(|p| (p, *s)))
-        .max_by_key(|(p, _)| *p)
-    {
-        let tail = rest[pos + sep.len()..].trim();
-        let upper = tail.to_uppercase();
-        if !tail.is_empty()
-            && TIMES.iter().any(|t| {
-                upper
-                    .split(|c: char| !c.is_alphanumeric() && c != '\'')
-                    .any(|w| w == *t)
-                    || upper == *t
-            })
-        {
+    if let Some((pos, sep_len)) = last_dash_separator(rest) {
+        let tail = rest[pos + sep_len..].trim();
+        if !tail.is_empty() && is_time_of_day(tail) {
             time_of_day = Some(tail.to_string());
             location = rest[..pos].trim().to_string();
         }
@@ -152,5 +171,18 @@ mod tests {
         let h = parse_heading("INT. HOUSE - KITCHEN");
         assert_eq!(h.location, "HOUSE - KITCHEN");
         assert_eq!(h.time_of_day, None);
+    }
+
+    #[test]
+    fn dash_separators() {
+        assert_eq!(
+            parse_heading("EXT. ROAD -- NIGHT").time_of_day.as_deref(),
+            Some("NIGHT")
+        );
+        assert_eq!(parse_heading("EXT. ROAD – NIGHT").location, "ROAD");
+        let h = parse_heading("INT. T-BONE DINER - MAGIC HOUR");
+        assert_eq!(h.location, "T-BONE DINER");
+        assert_eq!(h.time_of_day.as_deref(), Some("MAGIC HOUR"));
+        assert_eq!(parse_heading("INT. T-BONE DINER").location, "T-BONE DINER");
     }
 }

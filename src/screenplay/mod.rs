@@ -202,6 +202,15 @@ pub fn parse_text(
     format: Option<Format>,
     path: Option<&Path>,
 ) -> Result<Screenplay, ParseError> {
+    // Readers see LF line ends only, so every format counts lines the same
+    // way (a lone CR, old Mac style, is a line break as editors show it).
+    let owned;
+    let text = if text.contains('\r') {
+        owned = decode::normalize_newlines(text.to_string());
+        owned.as_str()
+    } else {
+        text
+    };
     let format = format.unwrap_or_else(|| Format::detect(path, text));
     let display = path
         .map(Path::to_path_buf)
@@ -269,4 +278,27 @@ pub fn parse_file(path: &Path, format: Option<Format>) -> Result<Screenplay, Par
     }
     let bytes = std::fs::read(path).map_err(io)?;
     parse_bytes(&bytes, format, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the fountain fuzz target: a lone CR counted as a line break by
+    /// one reader and not by the line count of the text, so spans ran past the end.
+    #[test]
+    fn every_line_ending_counts_the_same() {
+        let lf = "INT. A - DAY\n\nMARA\nHi.\n\nb\n\nEXT. B - NIGHT\n";
+        let crlf = lf.replace('\n', "\r\n");
+        let cr = lf.replace('\n', "\r");
+        for format in [Format::Fountain, Format::Text] {
+            let want = parse_text(lf, Some(format), None).unwrap().elements;
+            for other in [&crlf, &cr] {
+                let got = parse_text(other, Some(format), None).unwrap().elements;
+                assert_eq!(got, want, "{format:?}");
+            }
+        }
+        let last = parse_text(&cr, Some(Format::Fountain), None).unwrap();
+        assert_eq!(last.elements.last().unwrap().lines.last, 8);
+    }
 }
