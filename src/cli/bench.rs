@@ -105,7 +105,7 @@ fn bench_parse(args: BenchParseArgs) -> anyhow::Result<Outcome> {
         "{:<10} {:<28} {:>8} {:>10} {:>8} {:>12} {:>9}",
         "format", "input", "KB", "median ms", "MB/s", "elements/s", "elements"
     );
-    let mut fountain_median = None;
+    let mut fountain_runs: Vec<(String, f64, String)> = Vec::new();
     for input in &inputs {
         let mut elements = 0;
         let median = measure(Duration::from_millis(args.min_ms), || {
@@ -114,8 +114,8 @@ fn bench_parse(args: BenchParseArgs) -> anyhow::Result<Outcome> {
             elements = play.elements.len();
         });
         let secs = median.as_secs_f64();
-        if input.format == Format::Fountain && fountain_median.is_none() {
-            fountain_median = Some((secs, input.text.clone()));
+        if input.format == Format::Fountain {
+            fountain_runs.push((input.label.clone(), secs, input.text.clone()));
         }
         let _ = writeln!(
             out,
@@ -130,23 +130,25 @@ fn bench_parse(args: BenchParseArgs) -> anyhow::Result<Outcome> {
         );
     }
     if args.screenplain {
-        match fountain_median {
-            None => {
-                let _ = writeln!(out, "screenplain: skipped (no Fountain input)");
-            }
-            Some((ours, text)) => match time_screenplain(&args.python, &text, args.min_ms) {
+        if fountain_runs.is_empty() {
+            let _ = writeln!(out, "screenplain: skipped (no Fountain input)");
+        }
+        for (label, ours, text) in &fountain_runs {
+            match time_screenplain(&args.python, text, args.min_ms) {
                 Ok(theirs) => {
                     let _ = writeln!(
                         out,
-                        "screenplain on the same Fountain text: median {:.3} ms; moviegraph is {:.0}× faster",
+                        "screenplain on {label}: median {:.3} ms; moviegraph {:.3} ms, {:.0}× faster",
                         theirs * 1e3,
+                        ours * 1e3,
                         theirs / ours
                     );
                 }
                 Err(why) => {
                     let _ = writeln!(out, "screenplain: skipped ({why:#})");
+                    break;
                 }
-            },
+            }
         }
     }
     emit(&out)?;

@@ -159,7 +159,7 @@ pub struct Element {
     pub text: String,
     /// Source lines it came from; may enclose noise lines (listed in `noise`).
     pub lines: LineSpan,
-    /// Index into [`Screenplay::scenes`] of the scene it belongs to; `None` before the first heading.
+    /// Index into [`Screenplay::scenes`](crate::screenplay::Screenplay::scenes) of the scene it belongs to; `None` before the first heading.
     pub scene: Option<usize>,
     /// Normalized speaker for character cues, dialogue and parentheticals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
