@@ -1,0 +1,7 @@
+//! The film side of the pipeline (DESIGN.md §1, step 2): what the film itself
+//! says and shows, on the film's clock, for the aligner to match against the
+//! screenplay.
+//!
+//! - [`subtitles`] reads SubRip and WebVTT files into timed cues.
+
+pub mod subtitles;
