@@ -5,16 +5,16 @@
 //! its case and its neighbours. No two scripts use the same columns, so the
 //! reader learns each script's own before classifying anything:
 //!
-//! 1. [`prepare`] turns the text into [`Line`]s: HTML tags and entities
+//! 1. `prepare` turns the text into `Line`s: HTML tags and entities
 //!    stripped (IMSDb keeps `<b>`), tabs expanded to 8 columns, form feeds
 //!    turned into page starts, revision stars cut from the right margin.
-//! 2. [`noise`] finds what the page layout added: page numbers, `CONTINUED`,
+//! 2. `noise` finds what the page layout added: page numbers, `CONTINUED`,
 //!    `(MORE)`, margin scene numbers, running headers and footers.
-//! 3. [`layout`] learns the columns from the lines' shapes: short upper-case
+//! 3. `layout` learns the columns from the lines' shapes: short upper-case
 //!    lines followed at once by text at another column are cues; what follows
 //!    them gives the dialogue and parenthetical columns; long mixed-case lines
 //!    outside speeches give the action column and its right edge.
-//! 4. [`build`] walks the lines once with that model and emits elements,
+//! 4. `build` walks the lines once with that model and emits elements,
 //!    joining a speech or paragraph split by a page break into one element.
 //!
 //! Nothing here fails: whatever cannot be placed becomes action with a
