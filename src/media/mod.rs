@@ -3,5 +3,8 @@
 //! screenplay.
 //!
 //! - [`subtitles`] reads SubRip and WebVTT files into timed cues.
+//! - [`shots`] reads shot lists and keyframes (MovieNet layout or a manifest)
+//!   and answers time queries over them.
 
+pub mod shots;
 pub mod subtitles;
