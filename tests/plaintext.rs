@@ -83,7 +83,8 @@ fn speech_split_by_a_page_is_one_element() {
         "He asked for it. I said it was at the bottom of the sea. He laughed like that was a \
          thing a person could say and not mean."
     );
-    // The span encloses the (MORE), the page header and the repeated cue.
+    // The span encloses the (MORE), the page header (and the page number on
+    // it), and the repeated cue.
     let inside: Vec<NoiseKind> = play
         .noise
         .iter()
@@ -94,6 +95,7 @@ fn speech_split_by_a_page_is_one_element() {
         inside,
         [
             NoiseKind::More,
+            NoiseKind::PageNumber,
             NoiseKind::HeaderFooter,
             NoiseKind::Continued
         ]

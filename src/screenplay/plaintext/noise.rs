@@ -302,6 +302,18 @@ fn mark_running_lines(
                 kind: NoiseKind::HeaderFooter,
                 text: line.text.to_string(),
             });
+            // A header that carries the page number (`TITLE - Draft   12.`)
+            // also reports the number, so page numbers are listed as such
+            // whether or not they have a line of their own.
+            if let Some((_, last)) = line.text.trim_end().rsplit_once(' ') {
+                if page_number_shape(last).is_some() {
+                    noise.push(Noise {
+                        line: line.no,
+                        kind: NoiseKind::PageNumber,
+                        text: last.to_string(),
+                    });
+                }
+            }
         }
     }
 }
