@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::screenplay::decode::{self, NotText};
+use crate::screenplay::decode::{self, SourceEncoding, TextFileError};
 use crate::screenplay::{Diagnostic, LineSpan};
 
 mod markup;
@@ -326,48 +326,49 @@ pub fn parse_bytes(
     format: Option<SubtitleFormat>,
     path: &Path,
 ) -> Result<Subtitles, SubtitleError> {
-    let (text, encoding) = match decode::decode(bytes) {
-        Ok(ok) => ok,
-        Err(NotText::Empty) => {
-            return Err(SubtitleError::Empty {
-                path: path.to_path_buf(),
-            })
-        }
-        Err(NotText::Binary { line }) => {
-            return Err(SubtitleError::Binary {
-                path: path.to_path_buf(),
-                line,
-            })
-        }
-    };
-    let mut subs = parse_text(&text, format, Some(path))?;
-    subs.encoding = encoding.name().to_string();
-    Ok(subs)
+    let decoded = decode::decode(bytes).map_err(TextFileError::from);
+    parse_decoded(decoded, format, path)
 }
 
 /// Reads and parses a subtitle file, refusing files over [`MAX_FILE_BYTES`]
 /// before reading them.
 pub fn parse_file(path: &Path, format: Option<SubtitleFormat>) -> Result<Subtitles, SubtitleError> {
-    let io = |source| SubtitleError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "is a directory, not a subtitle file",
-        )));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(SubtitleError::TooLarge {
-            path: path.to_path_buf(),
-            size: meta.len(),
-            limit: MAX_FILE_BYTES,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
-    parse_bytes(&bytes, format, path)
+    parse_decoded(decode::read_text_file(path, MAX_FILE_BYTES), format, path)
+}
+
+/// Parses decoded text, or turns the reason there is none into a [`SubtitleError`].
+fn parse_decoded(
+    decoded: Result<(String, SourceEncoding), TextFileError>,
+    format: Option<SubtitleFormat>,
+    path: &Path,
+) -> Result<Subtitles, SubtitleError> {
+    let path_buf = || path.to_path_buf();
+    let (text, encoding) = decoded.map_err(|e| match e {
+        TextFileError::Io(source) => SubtitleError::Io {
+            path: path_buf(),
+            source,
+        },
+        TextFileError::IsDirectory => SubtitleError::Io {
+            path: path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is a directory, not a subtitle file",
+            ),
+        },
+        TextFileError::TooLarge { size, limit } => SubtitleError::TooLarge {
+            path: path_buf(),
+            size,
+            limit,
+        },
+        TextFileError::Empty => SubtitleError::Empty { path: path_buf() },
+        TextFileError::Binary { line } => SubtitleError::Binary {
+            path: path_buf(),
+            line,
+        },
+    })?;
+    let mut subs = parse_text(&text, format, Some(path))?;
+    subs.encoding = encoding.name().to_string();
+    Ok(subs)
 }
 
 /// Formats milliseconds as `HH:MM:SS.mmm` (hours grow past two digits when needed).
