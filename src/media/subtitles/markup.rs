@@ -235,38 +235,29 @@ fn tag(inner: &str) -> Option<Tag> {
     ))
 }
 
+/// The named character references subtitle files use.
+const NAMED_ENTITIES: [(&str, char); 15] = [
+    ("amp", '&'),
+    ("lt", '<'),
+    ("gt", '>'),
+    ("quot", '"'),
+    ("apos", '\''),
+    ("nbsp", '\u{a0}'),
+    ("lrm", '\u{200e}'),
+    ("rlm", '\u{200f}'),
+    ("hellip", '…'),
+    ("ndash", '–'),
+    ("mdash", '—'),
+    ("lsquo", '‘'),
+    ("rsquo", '’'),
+    ("ldquo", '“'),
+    ("rdquo", '”'),
+];
+
 /// Decodes the character reference at the start of `s` (which starts with
 /// `&`): the named ones subtitle files use, and numeric ones. Returns the
 /// character and the reference's byte length.
 fn entity(s: &str) -> Option<(char, usize)> {
-    // The longest reference decoded here is `&#x10FFFF;` (10 bytes).
-    let semi = s.as_bytes().iter().take(12).position(|&b| b == b';')?;
-    let name = &s[1..semi];
-    let c = match name {
-        "amp" => '&',
-        "lt" => '<',
-        "gt" => '>',
-        "quot" => '"',
-        "apos" => '\'',
-        "nbsp" => '\u{a0}',
-        "lrm" => '\u{200e}',
-        "rlm" => '\u{200f}',
-        "hellip" => '…',
-        "ndash" => '–',
-        "mdash" => '—',
-        "lsquo" => '‘',
-        "rsquo" => '’',
-        "ldquo" => '“',
-        "rdquo" => '”',
-        _ => {
-            let num = name.strip_prefix('#')?;
-            let value = match num.strip_prefix(['x', 'X']) {
-                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                None => num.parse::<u32>().ok()?,
-            };
-            // Control characters would break lines or the text itself.
-            char::from_u32(value).filter(|c| !c.is_control())?
-        }
-    };
-    Some((c, semi + 1))
+    // Control characters would break lines or the text itself.
+    crate::text::entity_at(s, &NAMED_ENTITIES).filter(|(c, _)| !c.is_control())
 }
