@@ -369,9 +369,20 @@ impl ShotList {
                 lines: LineSpan::line(l.line),
             });
         }
+        ShotList::assemble(film_id.into(), frame_rate, fps_source, shots, diagnostics)
+    }
+
+    /// The list from its parts, diagnostics in line order (stable) and no source yet.
+    fn assemble(
+        film_id: String,
+        frame_rate: FrameRate,
+        fps_source: FpsSource,
+        shots: Vec<Shot>,
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> ShotList {
         diagnostics.sort_by_key(|d| d.line);
         ShotList {
-            film_id: film_id.into(),
+            film_id,
             fps: frame_rate.as_f64(),
             frame_rate,
             fps_source,
@@ -503,16 +514,7 @@ impl ShotList {
                 lines: LineSpan::new(first_line, last_line),
             });
         }
-        diagnostics.sort_by_key(|d| d.line);
-        ShotList {
-            film_id: film_id.into(),
-            fps: frame_rate.as_f64(),
-            frame_rate,
-            fps_source,
-            source: None,
-            shots,
-            diagnostics,
-        }
+        ShotList::assemble(film_id.into(), frame_rate, fps_source, shots, diagnostics)
     }
 
     /// Reads a MovieNet-layout film. The frame rate is `fps` when given, else
