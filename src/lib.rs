@@ -8,3 +8,4 @@
 
 pub mod media;
 pub mod screenplay;
+mod text;

@@ -7,7 +7,6 @@
 mod common;
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use moviegraph::media::subtitles::{self, format_ms, normalize_for_matching, Cue, Subtitles};
 use moviegraph::screenplay::Severity;
@@ -71,59 +70,14 @@ fn render_cue(out: &mut String, cue: &Cue) {
 #[test]
 fn subtitle_fixtures() {
     let dir = common::root().join("tests/fixtures/subtitles");
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
-    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "srt" || x == "vtt"))
-        .collect();
-    inputs.sort();
-    assert!(!inputs.is_empty(), "no fixtures in {}", dir.display());
-    let mut failures = Vec::new();
-    for input in &inputs {
-        let expected_path = input.with_extension(format!(
-            "{}.expected",
-            input.extension().unwrap().to_string_lossy()
-        ));
-        let actual = match subtitles::parse_file(input, None) {
+    // Only the file name in errors, so the expectation does not depend on the checkout's path.
+    let shown_dir = format!("{}/", dir.display());
+    common::check_fixtures(
+        &dir,
+        |p| p.extension().is_some_and(|x| x == "srt" || x == "vtt"),
+        |input| match subtitles::parse_file(input, None) {
             Ok(subs) => render(&subs),
-            // Only the file name, so the expectation does not depend on the checkout's path.
-            Err(e) => format!("error {}\n", e.to_string().replace(&shown_dir(&dir), "")),
-        };
-        if update {
-            std::fs::write(&expected_path, &actual).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        if expected != actual {
-            failures.push(diff(input, &expected, &actual));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} fixture(s) differ (UPDATE_EXPECT=1 rewrites them):\n{}",
-        failures.len(),
-        failures.join("\n")
+            Err(e) => format!("error {}\n", e.to_string().replace(&shown_dir, "")),
+        },
     );
-}
-
-fn shown_dir(dir: &Path) -> String {
-    format!("{}/", dir.display())
-}
-
-fn diff(input: &Path, expected: &str, actual: &str) -> String {
-    let e: Vec<&str> = expected.lines().collect();
-    let a: Vec<&str> = actual.lines().collect();
-    let at = e
-        .iter()
-        .zip(&a)
-        .position(|(x, y)| x != y)
-        .unwrap_or(e.len().min(a.len()));
-    format!(
-        "{}: first difference at output line {}\n  expected: {}\n  actual:   {}",
-        input.display(),
-        at + 1,
-        e.get(at).unwrap_or(&"<end>"),
-        a.get(at).unwrap_or(&"<end>")
-    )
 }

@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::screenplay::decode::{decode, NotText};
+use crate::screenplay::decode::{read_text_file, TextFileError};
 use crate::screenplay::{Diagnostic, LineSpan, MAX_FILE_BYTES};
 pub use manifest::Manifest;
 use manifest::{parse_manifest, ManifestEntry, ManifestFormat, Resolution};
@@ -229,30 +229,27 @@ pub(crate) fn read_text(
     what: &'static str,
     limit: u64,
 ) -> Result<Option<String>, ShotError> {
-    let io = |source| ShotError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("is a folder, not a {what}"),
-        )));
-    }
-    if meta.len() > limit {
-        return Err(ShotError::TooLarge {
+    match read_text_file(path, limit) {
+        Ok((text, _)) => Ok(Some(text)),
+        Err(TextFileError::Empty) => Ok(None),
+        Err(TextFileError::Io(source)) => Err(ShotError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+        Err(TextFileError::IsDirectory) => Err(ShotError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("is a folder, not a {what}"),
+            ),
+        }),
+        Err(TextFileError::TooLarge { size, limit }) => Err(ShotError::TooLarge {
             path: path.to_path_buf(),
             what,
-            size: meta.len(),
+            size,
             limit,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
-    match decode(&bytes) {
-        Ok((text, _)) => Ok(Some(text)),
-        Err(NotText::Empty) => Ok(None),
-        Err(NotText::Binary { line }) => Err(ShotError::Binary {
+        }),
+        Err(TextFileError::Binary { line }) => Err(ShotError::Binary {
             path: path.to_path_buf(),
             line,
             what,
@@ -372,9 +369,20 @@ impl ShotList {
                 lines: LineSpan::line(l.line),
             });
         }
+        ShotList::assemble(film_id.into(), frame_rate, fps_source, shots, diagnostics)
+    }
+
+    /// The list from its parts, diagnostics in line order (stable) and no source yet.
+    fn assemble(
+        film_id: String,
+        frame_rate: FrameRate,
+        fps_source: FpsSource,
+        shots: Vec<Shot>,
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> ShotList {
         diagnostics.sort_by_key(|d| d.line);
         ShotList {
-            film_id: film_id.into(),
+            film_id,
             fps: frame_rate.as_f64(),
             frame_rate,
             fps_source,
@@ -506,16 +514,7 @@ impl ShotList {
                 lines: LineSpan::new(first_line, last_line),
             });
         }
-        diagnostics.sort_by_key(|d| d.line);
-        ShotList {
-            film_id: film_id.into(),
-            fps: frame_rate.as_f64(),
-            frame_rate,
-            fps_source,
-            source: None,
-            shots,
-            diagnostics,
-        }
+        ShotList::assemble(film_id.into(), frame_rate, fps_source, shots, diagnostics)
     }
 
     /// Reads a MovieNet-layout film. The frame rate is `fps` when given, else

@@ -1,6 +1,8 @@
 //! Turning a file's bytes into text: BOMs, UTF-16, Latin-1/Windows-1252, and
 //! refusing what is not text at all.
 
+use std::path::Path;
+
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252};
 
 /// Which encoding the bytes were decoded from.
@@ -39,6 +41,62 @@ pub enum NotText {
         /// The line (counting `\n`) where the first such byte is.
         line: usize,
     },
+}
+
+/// Why a text file could not be read: the file-system half of
+/// [`read_text_file`] and the refusals of [`decode`]. Callers turn it into
+/// their own error, which names the file and what it was expected to be.
+#[derive(Debug, thiserror::Error)]
+pub enum TextFileError {
+    /// The file could not be opened or read.
+    #[error("cannot read: {0}")]
+    Io(#[source] std::io::Error),
+    /// The path is a directory, not a file.
+    #[error("is a directory")]
+    IsDirectory,
+    /// The file is larger than the limit; it was not read.
+    #[error("{size} bytes is over the limit of {limit} bytes")]
+    TooLarge {
+        /// Its size in bytes.
+        size: u64,
+        /// The limit it was read under.
+        limit: u64,
+    },
+    /// There is nothing in the file (or only whitespace and a BOM).
+    #[error("the file is empty")]
+    Empty,
+    /// Control bytes that no text file holds, first at this 1-based line.
+    #[error("binary data at line {line}")]
+    Binary {
+        /// The line (counting `\n`) where the first such byte is.
+        line: usize,
+    },
+}
+
+impl From<NotText> for TextFileError {
+    fn from(e: NotText) -> Self {
+        match e {
+            NotText::Empty => TextFileError::Empty,
+            NotText::Binary { line } => TextFileError::Binary { line },
+        }
+    }
+}
+
+/// Reads the file at `path` and decodes it with [`decode`], refusing a
+/// directory, and a file over `limit` bytes before reading it.
+pub fn read_text_file(path: &Path, limit: u64) -> Result<(String, SourceEncoding), TextFileError> {
+    let meta = std::fs::metadata(path).map_err(TextFileError::Io)?;
+    if meta.is_dir() {
+        return Err(TextFileError::IsDirectory);
+    }
+    if meta.len() > limit {
+        return Err(TextFileError::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(TextFileError::Io)?;
+    Ok(decode(&bytes)?)
 }
 
 /// Decodes `bytes` to text, or says why they are not text.

@@ -59,9 +59,10 @@
 //! `&quot;` `&apos;`) is an error, so an entity bomb costs one linear scan.
 //! Numeric character references (`&#8217;`, `&#x27;`) are decoded.
 
+mod messages;
+mod paragraph;
 mod title;
 
-use quick_xml::errors::{Error as XmlError, IllFormedError};
 use quick_xml::escape::EscapeError;
 use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
@@ -69,6 +70,8 @@ use quick_xml::Reader;
 
 use super::element::{Diagnostic, Element, ElementKind, LineSpan};
 use super::Reading;
+use messages::{escape_message, xml_message};
+use paragraph::{paragraph_kind, tidy};
 
 /// A malformed FDX document: where and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -714,88 +717,6 @@ impl<'a> Parser<'a> {
             noise: Vec::new(),
             diagnostics: self.diagnostics,
         }
-    }
-}
-
-/// The element kind of a paragraph `Type` (matched without regard to case),
-/// and whether the type is a known screenplay element. Unknown and missing
-/// types are action: in Final Draft every paragraph is printed text, so
-/// dropping one would lose script.
-fn paragraph_kind(kind: Option<&str>, centered: bool) -> (ElementKind, bool) {
-    let action = if centered {
-        ElementKind::Centered
-    } else {
-        ElementKind::Action
-    };
-    let Some(kind) = kind else {
-        return (action, false);
-    };
-    let is = |name: &str| kind.eq_ignore_ascii_case(name);
-    let mapped = if is("Scene Heading") {
-        ElementKind::SceneHeading
-    } else if is("Action") || is("General") {
-        action
-    } else if is("Character") {
-        ElementKind::Character
-    } else if is("Dialogue") {
-        ElementKind::Dialogue
-    } else if is("Parenthetical") {
-        ElementKind::Parenthetical
-    } else if is("Transition") {
-        ElementKind::Transition
-    } else if is("Shot") {
-        ElementKind::Shot
-    } else if is("New Act") || is("End of Act") || is("Act Break") || is("Cold Opening") {
-        ElementKind::Centered
-    } else if is("Lyric") || is("Lyrics") || is("Singing") {
-        ElementKind::Lyric
-    } else {
-        return (action, false);
-    };
-    (mapped, true)
-}
-
-/// Paragraph text as an element holds it: line breaks as `\n`, each line's
-/// trailing blanks dropped, the whole trimmed.
-fn tidy(raw: &str) -> String {
-    if !raw.contains(['\n', '\r']) {
-        return raw.trim().to_string();
-    }
-    let mut out = String::with_capacity(raw.len());
-    let normalized = raw.replace("\r\n", "\n").replace('\r', "\n");
-    for (i, line) in normalized.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(line.trim_end());
-    }
-    out.trim().to_string()
-}
-
-fn escape_message(err: &EscapeError) -> String {
-    match err {
-        EscapeError::UnrecognizedEntity(_, name) => format!(
-            "reference to the undeclared entity `&{name};` (only &amp; &lt; &gt; &quot; &apos; and \
-             character references are read; entities from a DOCTYPE are never expanded)"
-        ),
-        EscapeError::UnterminatedEntity(_) => {
-            "`&` that does not start an entity reference ending in `;` (a literal ampersand is written `&amp;`)".to_string()
-        }
-        EscapeError::InvalidCharRef(e) => format!("invalid character reference: {e}"),
-    }
-}
-
-/// A reader error in words.
-fn xml_message(err: &XmlError) -> String {
-    match err {
-        XmlError::IllFormed(IllFormedError::MismatchedEndTag { expected, found }) => {
-            format!("</{found}> where </{expected}> was expected (mismatched end tag)")
-        }
-        XmlError::IllFormed(IllFormedError::UnmatchedEndTag(tag)) => {
-            format!("</{tag}> closes no open element")
-        }
-        XmlError::Escape(e) => escape_message(e),
-        other => other.to_string(),
     }
 }
 

@@ -19,6 +19,7 @@ pub mod fountain;
 pub mod heading;
 pub mod names;
 pub mod plaintext;
+mod title;
 
 use std::path::{Path, PathBuf};
 
@@ -236,48 +237,50 @@ pub fn parse_bytes(
     format: Option<Format>,
     path: &Path,
 ) -> Result<Screenplay, ParseError> {
-    let (text, encoding) = match decode::decode(bytes) {
-        Ok(ok) => ok,
-        Err(decode::NotText::Empty) => {
-            return Err(ParseError::Empty {
-                path: path.to_path_buf(),
-            })
-        }
-        Err(decode::NotText::Binary { line }) => {
-            return Err(ParseError::Binary {
-                path: path.to_path_buf(),
-                line,
-            })
-        }
-    };
-    let mut play = parse_text(&text, format, Some(path))?;
-    play.encoding = encoding.name().to_string();
-    Ok(play)
+    let decoded = decode::decode(bytes).map_err(decode::TextFileError::from);
+    parse_decoded(decoded, format, path)
 }
 
 /// Reads and parses a screenplay file, refusing files over [`MAX_FILE_BYTES`]
 /// before reading them.
 pub fn parse_file(path: &Path, format: Option<Format>) -> Result<Screenplay, ParseError> {
-    let io = |source| ParseError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "is a directory, not a screenplay file",
-        )));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(ParseError::TooLarge {
-            path: path.to_path_buf(),
-            size: meta.len(),
-            limit: MAX_FILE_BYTES,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
-    parse_bytes(&bytes, format, path)
+    parse_decoded(decode::read_text_file(path, MAX_FILE_BYTES), format, path)
+}
+
+/// Parses decoded text, or turns the reason there is none into a [`ParseError`].
+fn parse_decoded(
+    decoded: Result<(String, decode::SourceEncoding), decode::TextFileError>,
+    format: Option<Format>,
+    path: &Path,
+) -> Result<Screenplay, ParseError> {
+    use decode::TextFileError as E;
+    let path_buf = || path.to_path_buf();
+    let (text, encoding) = decoded.map_err(|e| match e {
+        E::Io(source) => ParseError::Io {
+            path: path_buf(),
+            source,
+        },
+        E::IsDirectory => ParseError::Io {
+            path: path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is a directory, not a screenplay file",
+            ),
+        },
+        E::TooLarge { size, limit } => ParseError::TooLarge {
+            path: path_buf(),
+            size,
+            limit,
+        },
+        E::Empty => ParseError::Empty { path: path_buf() },
+        E::Binary { line } => ParseError::Binary {
+            path: path_buf(),
+            line,
+        },
+    })?;
+    let mut play = parse_text(&text, format, Some(path))?;
+    play.encoding = encoding.name().to_string();
+    Ok(play)
 }
 
 #[cfg(test)]

@@ -344,34 +344,27 @@ fn tag_at(s: &str) -> Option<(&str, bool, usize)> {
     ok.then_some((name, closing, end + 1))
 }
 
+/// The named entities HTML-wrapped scripts use; `&nbsp;` is a plain space here,
+/// as layout is counted in spaces.
+const NAMED_ENTITIES: [(&str, char); 13] = [
+    ("amp", '&'),
+    ("lt", '<'),
+    ("gt", '>'),
+    ("quot", '"'),
+    ("apos", '\''),
+    ("nbsp", ' '),
+    ("rsquo", '’'),
+    ("lsquo", '‘'),
+    ("ldquo", '“'),
+    ("rdquo", '”'),
+    ("hellip", '…'),
+    ("mdash", '—'),
+    ("ndash", '–'),
+];
+
 /// An entity at the start of `s` (`&amp;`, `&#39;`, `&#x2019;`): the character and byte length.
 fn entity_at(s: &str) -> Option<(char, usize)> {
-    let end = s.char_indices().take(12).find(|(_, c)| *c == ';')?.0;
-    let name = &s[1..end];
-    let c = match name {
-        "amp" => '&',
-        "lt" => '<',
-        "gt" => '>',
-        "quot" => '"',
-        "apos" => '\'',
-        "nbsp" => ' ',
-        "rsquo" => '’',
-        "lsquo" => '‘',
-        "ldquo" => '“',
-        "rdquo" => '”',
-        "hellip" => '…',
-        "mdash" => '—',
-        "ndash" => '–',
-        _ => {
-            let num = name.strip_prefix('#')?;
-            let code = match num.strip_prefix(['x', 'X']) {
-                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                None => num.parse().ok()?,
-            };
-            char::from_u32(code)?
-        }
-    };
-    Some((c, end + 1))
+    crate::text::entity_at(s, &NAMED_ENTITIES)
 }
 
 #[cfg(test)]

@@ -87,3 +87,63 @@ pub fn render(play: &Screenplay) -> String {
     }
     out
 }
+
+/// The `.expected` fixture harness: every file in `dir` that `is_input`
+/// accepts (sorted by name) is rendered by `actual` and compared with the
+/// `<name>.<ext>.expected` file beside it. With `UPDATE_EXPECT` set, the
+/// expectations are rewritten instead. Panics listing each fixture that
+/// differs, with its first differing line, or when `dir` holds no input.
+pub fn check_fixtures(
+    dir: &Path,
+    is_input: impl Fn(&Path) -> bool,
+    actual: impl Fn(&Path) -> String,
+) {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut inputs: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| is_input(p))
+        .collect();
+    inputs.sort();
+    assert!(!inputs.is_empty(), "no fixtures in {}", dir.display());
+    let mut failures = Vec::new();
+    for input in &inputs {
+        let expected_path = input.with_extension(format!(
+            "{}.expected",
+            input.extension().unwrap().to_string_lossy()
+        ));
+        let actual = actual(input);
+        if update {
+            std::fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != actual {
+            failures.push(diff(input, &expected, &actual));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture(s) differ (UPDATE_EXPECT=1 rewrites them):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Where `actual` first departs from `expected`, for a failure message.
+fn diff(input: &Path, expected: &str, actual: &str) -> String {
+    let e: Vec<&str> = expected.lines().collect();
+    let a: Vec<&str> = actual.lines().collect();
+    let at = e
+        .iter()
+        .zip(&a)
+        .position(|(x, y)| x != y)
+        .unwrap_or(e.len().min(a.len()));
+    format!(
+        "{}: first difference at output line {}\n  expected: {}\n  actual:   {}",
+        input.display(),
+        at + 1,
+        e.get(at).unwrap_or(&"<end>"),
+        a.get(at).unwrap_or(&"<end>")
+    )
+}

@@ -24,6 +24,7 @@
 //! better key.
 
 use super::super::element::{Element, ElementKind, LineSpan};
+use crate::screenplay::title::is_month_word;
 
 /// A title-page paragraph's horizontal alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,33 +256,6 @@ fn split_credit(text: &str) -> Option<(&str, &str)> {
     None
 }
 
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-];
-
 /// A date, a year, or the name of a draft: what goes under `draft date`.
 fn is_dated(text: &str) -> bool {
     let words: Vec<String> = words(text).collect();
@@ -296,7 +270,7 @@ fn is_dated(text: &str) -> bool {
     if !text.bytes().any(|b| b.is_ascii_digit()) {
         return false;
     }
-    if words.iter().any(|w| MONTHS.contains(&w.as_str())) {
+    if words.iter().any(|w| is_month_word(w)) {
         return true;
     }
     if words.iter().any(|w| is_numeric_date(w)) {

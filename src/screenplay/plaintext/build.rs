@@ -15,6 +15,7 @@ use super::lexical::{
 use super::Line;
 use crate::screenplay::element::{Diagnostic, Element, ElementKind, LineSpan, Noise, NoiseKind};
 use crate::screenplay::heading::parse_heading;
+use crate::screenplay::title::MONTHS;
 
 /// Builds the element list.
 pub(super) fn build(
@@ -732,21 +733,6 @@ fn has_time_tail(text: &str) -> bool {
     (text.contains(" - ") || text.contains(" -- ") || text.contains(" – "))
         && parse_heading(text).time_of_day.is_some()
 }
-
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 fn date_like(s: &str) -> bool {
     let l = s.to_lowercase();
