@@ -6,5 +6,6 @@
 
 #![warn(missing_docs)]
 
+pub mod align;
 pub mod media;
 pub mod screenplay;
