@@ -22,7 +22,7 @@
 //! better), for comparison.
 
 use super::anchors::Anchor;
-use super::similarity::{hybrid, Side};
+use super::similarity::{hybrid, hybrid_floor, Side};
 
 /// Scoring parameters of the dynamic programme.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -263,11 +263,12 @@ pub fn dp_in(
                         continue;
                     }
                     let (la, ca) = (l0 + i - kl, c0 + j - kc);
-                    let sim = hybrid(
+                    let sim = hybrid_floor(
                         lines.words(la, kl),
                         lines.embedding(la, kl),
                         cues.words(ca, kc),
                         cues.embedding(ca, kc),
+                        params.min_sim,
                     );
                     if sim < params.min_sim
                         || !members_belong(lines, la, kl, cues, ca, kc, sim, params.min_member)

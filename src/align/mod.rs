@@ -52,7 +52,7 @@ impl Default for AlignOptions {
     fn default() -> Self {
         AlignOptions {
             params: DpParams::default(),
-            band_margin: 12,
+            band_margin: 8,
             naive: false,
             moved_min_lines: 3,
             block_max_ms: 90_000,
@@ -282,6 +282,9 @@ fn place_moved(ls: &Side, cs: &Side, pairs: &mut Vec<Pair>, opts: &AlignOptions)
     for (l0, ln) in runs(&line_used, min_lines) {
         let mut best: Option<(f32, Vec<Pair>)> = None;
         for (c0, cn) in runs(&cue_used, 2) {
+            if cn * 2 < ln.min(2 * opts.moved_min_lines) {
+                continue; // too few cues to hold half the run
+            }
             let band = Band::full(ln, cn);
             let found = dp::dp_in(ls, cs, l0, ln, c0, cn, &band, &opts.params);
             let matched: usize = found.iter().map(|p| p.lines).sum();

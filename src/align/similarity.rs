@@ -31,7 +31,7 @@ use crate::media::subtitles::normalize_for_matching;
 /// Weight of the embedding cosine in the hybrid score (the fuzzy part gets the rest).
 pub const W_EMBED: f32 = 0.5;
 /// Below this embedding cosine a pair is treated as unrelated (fuzzy part skipped).
-pub const PRUNE_COSINE: f32 = 0.2;
+pub const PRUNE_COSINE: f32 = 0.3;
 /// Dimensions of the hashed character-n-gram embedding.
 pub const HASH_DIMS: usize = 512;
 
@@ -51,9 +51,8 @@ pub trait Embedder {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HashedNgramEmbedder;
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
+fn fnv1a_step(mut h: u64, x: u32) -> u64 {
+    for b in x.to_le_bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
@@ -70,26 +69,34 @@ impl Embedder for HashedNgramEmbedder {
     }
 
     fn embed(&self, text: &str) -> Vec<f32> {
-        let mut v = vec![0f32; HASH_DIMS];
-        if text.is_empty() {
-            return v;
-        }
-        let padded: Vec<char> = std::iter::once(' ')
-            .chain(text.chars())
-            .chain(std::iter::once(' '))
-            .collect();
-        let mut buf = String::new();
-        for n in 3..=5 {
-            for w in padded.windows(n) {
-                buf.clear();
-                buf.extend(w.iter());
-                let h = fnv1a(buf.as_bytes());
-                v[(h % HASH_DIMS as u64) as usize] += 1.0;
-            }
-        }
+        let mut v = ngram_counts(text);
         normalize(&mut v);
         v
     }
+}
+
+/// Unnormalized hashed 3–5-gram counts of `text` padded with a space at each end.
+fn ngram_counts(text: &str) -> Vec<f32> {
+    let mut v = vec![0f32; HASH_DIMS];
+    if text.is_empty() {
+        return v;
+    }
+    let padded: Vec<char> = std::iter::once(' ')
+        .chain(text.chars())
+        .chain(std::iter::once(' '))
+        .collect();
+    for start in 0..padded.len() {
+        // FNV-1a over the chars' code points; the 3-, 4- and 5-gram hashes
+        // starting here are successive prefixes of one pass.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for (n, &c) in padded[start..].iter().take(5).enumerate() {
+            h = fnv1a_step(h, c as u32);
+            if n >= 2 {
+                v[(h % HASH_DIMS as u64) as usize] += 1.0;
+            }
+        }
+    }
+    v
 }
 
 fn normalize(v: &mut [f32]) {
@@ -99,9 +106,22 @@ fn normalize(v: &mut [f32]) {
     }
 }
 
-/// Dot product of two equally long vectors.
+/// Dot product of two equally long vectors (eight lanes, so it vectorizes).
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
 }
 
 /// One side of the alignment (script lines or cues), prepared for scoring
@@ -242,14 +262,42 @@ pub fn fuzzy(a: &[u32], b: &[u32]) -> f32 {
 
 /// Hybrid similarity of two prepared groups given their words and embeddings.
 pub fn hybrid(a_words: &[u32], a_emb: &[f32], b_words: &[u32], b_emb: &[f32]) -> f32 {
+    hybrid_floor(a_words, a_emb, b_words, b_emb, 0.0)
+}
+
+/// [`hybrid`], exact when the result is at least `floor`; below `floor` it
+/// may return any value below `floor` (cheap upper bounds skip the word
+/// Levenshtein distance and Dice coefficient when they cannot lift the score
+/// to `floor`: `1 − lev/max ≤ common/max` and `common ≤ min(len)`).
+pub fn hybrid_floor(
+    a_words: &[u32],
+    a_emb: &[f32],
+    b_words: &[u32],
+    b_emb: &[f32],
+    floor: f32,
+) -> f32 {
     if a_words.is_empty() || b_words.is_empty() {
         return 0.0;
     }
     let cos = dot(a_emb, b_emb).clamp(0.0, 1.0);
+    let base = W_EMBED * cos;
     if cos < PRUNE_COSINE {
-        return W_EMBED * cos;
+        return base;
     }
-    W_EMBED * cos + (1.0 - W_EMBED) * fuzzy(a_words, b_words)
+    let (la, lb) = (a_words.len() as f32, b_words.len() as f32);
+    let (min, max) = (la.min(lb), la.max(lb));
+    let bound =
+        |common: f32| base + (1.0 - W_EMBED) * 0.5 * (common / max + 2.0 * common / (la + lb));
+    if bound(min) < floor {
+        return base;
+    }
+    let dice = word_dice(a_words, b_words);
+    let common = dice * (la + lb) / 2.0;
+    if bound(common) < floor {
+        return base;
+    }
+    let lev = strsim::generic_levenshtein(&Words(a_words), &Words(b_words)) as f32 / max;
+    base + (1.0 - W_EMBED) * (0.5 * (1.0 - lev) + 0.5 * dice)
 }
 
 /// Similarity of two raw texts (normalized here) with the given embedder.
