@@ -537,3 +537,75 @@ fn times_and_blocks(
     }
     (times, blocks)
 }
+
+/// Attaches keyframes to blocks and snaps scene boundaries to shot cuts.
+///
+/// A block's start that falls between scenes is moved to the nearest shot
+/// start within `snap_ms` (a scene change is a cut); the previous block's end
+/// follows it. Then every block gets the keyframes of all shots it overlaps,
+/// with at most `representatives` of them marked
+/// ([`ShotList::representative_keyframes`]).
+pub fn attach_shots(
+    alignment: &mut Alignment,
+    shots: &crate::media::shots::ShotList,
+    representatives: usize,
+    snap_ms: u64,
+) {
+    let cuts: Vec<u64> = shots.shots.iter().map(|s| s.start_ms).collect();
+    let snap = |t: u64| -> u64 {
+        let i = cuts.partition_point(|&c| c < t);
+        [i.checked_sub(1), Some(i)]
+            .into_iter()
+            .flatten()
+            .filter_map(|k| cuts.get(k).copied())
+            .filter(|&c| c.abs_diff(t) <= snap_ms)
+            .min_by_key(|&c| c.abs_diff(t))
+            .unwrap_or(t)
+    };
+    // Film-order list of timed blocks; snap each start (and the previous end).
+    let mut order: Vec<usize> = (0..alignment.blocks.len())
+        .filter(|&b| alignment.blocks[b].start_ms.is_some())
+        .collect();
+    order.sort_by_key(|&b| alignment.blocks[b].start_ms);
+    for (k, &b) in order.iter().enumerate() {
+        let start = alignment.blocks[b].start_ms.expect("timed");
+        let snapped = snap(start);
+        alignment.blocks[b].start_ms = Some(snapped);
+        if k > 0 {
+            let prev = order[k - 1];
+            if alignment.blocks[prev].end_ms == Some(start) {
+                alignment.blocks[prev].end_ms = Some(snapped);
+            }
+        }
+    }
+    if let Some(&last) = order.last() {
+        if let Some(end) = alignment.blocks[last].end_ms {
+            let next_cut = cuts.iter().copied().find(|&c| c >= end);
+            let film_end = shots.shots.last().map(|s| s.end_ms);
+            let end = next_cut
+                .filter(|c| c - end <= snap_ms)
+                .or(film_end.filter(|f| *f >= end && f - end <= snap_ms))
+                .unwrap_or(end);
+            alignment.blocks[last].end_ms = Some(end);
+        }
+    }
+    for block in &mut alignment.blocks {
+        let (Some(s), Some(e)) = (block.start_ms, block.end_ms) else {
+            continue;
+        };
+        let reps: Vec<&std::path::Path> = shots
+            .representative_keyframes(s, e, representatives)
+            .into_iter()
+            .map(|k| k.path.as_path())
+            .collect();
+        block.keyframes = shots
+            .shots_overlapping(s, e)
+            .iter()
+            .flat_map(|shot| shot.keyframes.iter())
+            .map(|k| BlockKeyframe {
+                path: k.path.display().to_string(),
+                representative: reps.contains(&k.path.as_path()),
+            })
+            .collect();
+    }
+}

@@ -3,10 +3,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 use moviegraph::align::eval::{evaluate, EvalReport, Gold};
-use moviegraph::align::{align, AlignOptions, Alignment};
+use moviegraph::align::{align, attach_shots, AlignOptions, Alignment};
+use moviegraph::media::shots::{FrameRate, MovieNetPaths, ShotList};
 use moviegraph::media::subtitles::{self, format_ms};
 use moviegraph::screenplay;
 
@@ -35,15 +36,17 @@ pub struct AlignArgs {
     /// The subtitles (SRT or WebVTT).
     #[arg(long)]
     subtitles: PathBuf,
-    /// A MovieNet shot file (`shot_txt/<id>.txt`); not supported in this build yet.
+    /// A MovieNet shot file (`shot_txt/<id>.txt`): blocks get the keyframes
+    /// of the shots they overlap, and scene boundaries snap to cuts.
     #[arg(long)]
     shots: Option<PathBuf>,
     /// The keyframe folder of --shots.
     #[arg(long, requires = "shots")]
     keyframes: Option<PathBuf>,
-    /// Frames per second of --shots.
+    /// Frames per second of --shots (`24`, `24000/1001`); else video_info.json
+    /// or the stats CSV beside the shot folder.
     #[arg(long, requires = "shots")]
-    fps: Option<f64>,
+    fps: Option<String>,
     /// Print JSON instead of a summary.
     #[arg(long)]
     json: bool,
@@ -61,9 +64,6 @@ pub struct AlignArgs {
 
 /// Runs `moviegraph align`.
 pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
-    if args.shots.is_some() {
-        bail!("--shots is not supported yet: the shot-list reader is not part of this build");
-    }
     let play = screenplay::parse_file(&args.script, None)
         .with_context(|| format!("reading {}", args.script.display()))?;
     let subs = subtitles::parse_file(&args.subtitles, None)
@@ -75,7 +75,21 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
     };
     let started = std::time::Instant::now();
     let alignment = align(&play, &subs, &opts);
+    let mut alignment = alignment;
     let elapsed = started.elapsed();
+    if let Some(shots) = &args.shots {
+        let fps = match &args.fps {
+            Some(text) => Some(
+                FrameRate::parse(text)
+                    .with_context(|| format!("--fps {text}: not a frame rate"))?,
+            ),
+            None => None,
+        };
+        let paths = MovieNetPaths::explicit(shots, args.keyframes.as_deref());
+        let list = ShotList::load_movienet(&paths, fps)
+            .with_context(|| format!("reading {}", shots.display()))?;
+        attach_shots(&mut alignment, &list, 5, 3_000);
+    }
     let report = match &args.eval {
         Some(path) => {
             let text = std::fs::read_to_string(path)

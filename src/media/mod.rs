@@ -3,5 +3,7 @@
 //! screenplay.
 //!
 //! - [`subtitles`] reads SubRip and WebVTT files into timed cues.
+//! - [`shots`] reads shot lists and keyframes (MovieNet layout or a manifest).
 
+pub mod shots;
 pub mod subtitles;
