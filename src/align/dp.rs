@@ -209,7 +209,8 @@ pub fn banded_dp(lines: &Side, cues: &Side, band: &Band, params: &DpParams) -> V
 
 /// The dynamic programme over lines `l0..l0 + n` and cues `c0..c0 + m`
 /// (band rows/columns relative to `l0`/`c0`); returns matched groups in order.
-#[allow(clippy::too_many_arguments)]
+// Index loops: each index addresses several parallel arrays.
+#[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 pub fn dp_in(
     lines: &Side,
     cues: &Side,

@@ -402,6 +402,8 @@ pub fn align_with(
 }
 
 /// Scene bounds from aligned dialogue, element times, and blocks.
+// Index loops: element indices address `times` and `play.elements` alike.
+#[allow(clippy::needless_range_loop)]
 fn times_and_blocks(
     play: &Screenplay,
     alignments: &[LineAlignment],
@@ -474,7 +476,8 @@ fn times_and_blocks(
         for w in known.windows(2) {
             let (ea, _, ta) = w[0];
             let (eb, tb, _) = w[1];
-            let tb = tb.max(ta);
+            // Lines sharing a cue overlap: start in-between elements no later than the next line.
+            let ta = ta.min(tb);
             let span = (eb - ea).max(1) as u64;
             let from = if ea == first && times[first].is_none() {
                 ea

@@ -273,9 +273,9 @@ fn time_screenplain(python: &str, text: &str, min_ms: u64) -> anyhow::Result<f64
 }
 
 const DEFAULT_ALIGN_SCRIPTS: [&str; 3] = [
-    "/work/shared/conformance/jumpcut/corpus/big-fish/source/source.fountain",
-    "/work/shared/conformance/jumpcut/corpus/gumshoe/source/source.fountain",
-    "/work/shared/conformance/jumpcut/corpus/mostly-genius/source/source.fountain",
+    "../shared/conformance/jumpcut/corpus/big-fish/source/source.fountain",
+    "../shared/conformance/jumpcut/corpus/gumshoe/source/source.fountain",
+    "../shared/conformance/jumpcut/corpus/mostly-genius/source/source.fountain",
 ];
 
 fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
