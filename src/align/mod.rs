@@ -547,7 +547,7 @@ fn times_and_blocks(
 /// start within `snap_ms` (a scene change is a cut); the previous block's end
 /// follows it. Then every block gets the keyframes of all shots it overlaps,
 /// with at most `representatives` of them marked
-/// ([`ShotList::representative_keyframes`]).
+/// ([`crate::media::shots::ShotList::representative_keyframes`]).
 pub fn attach_shots(
     alignment: &mut Alignment,
     shots: &crate::media::shots::ShotList,

@@ -1,8 +1,6 @@
 //! Hybrid similarity of a script text and a subtitle text.
 //!
-//! Both sides are first reduced with
-//! [`normalize_for_matching`](crate::media::subtitles::normalize_for_matching)
-//! and split into words (interned as ids). The score of a script group (one or
+//! Both sides are first reduced with [`normalize_for_matching`] and split into words (interned as ids). The score of a script group (one or
 //! more consecutive dialogue lines) against a cue group (one or more
 //! consecutive cues) is
 //!
@@ -216,24 +214,40 @@ pub fn prepare(
     }
 }
 
-/// Dice coefficient of two word multisets.
+/// Dice coefficient of two word multisets (sorted copies, merged).
 pub fn word_dice(a: &[u32], b: &[u32]) -> f32 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
-    let mut used = [false; 256];
-    let mut used_vec;
-    let used: &mut [bool] = if b.len() <= 256 {
-        &mut used[..b.len()]
+    const STACK: usize = 96;
+    let (mut sa, mut sb) = ([0u32; STACK], [0u32; STACK]);
+    let (mut va, mut vb);
+    let a_sorted: &mut [u32] = if a.len() <= STACK {
+        sa[..a.len()].copy_from_slice(a);
+        &mut sa[..a.len()]
     } else {
-        used_vec = vec![false; b.len()];
-        &mut used_vec
+        va = a.to_vec();
+        &mut va
     };
-    let mut common = 0;
-    for x in a {
-        if let Some(j) = (0..b.len()).find(|&j| !used[j] && b[j] == *x) {
-            used[j] = true;
-            common += 1;
+    let b_sorted: &mut [u32] = if b.len() <= STACK {
+        sb[..b.len()].copy_from_slice(b);
+        &mut sb[..b.len()]
+    } else {
+        vb = b.to_vec();
+        &mut vb
+    };
+    a_sorted.sort_unstable();
+    b_sorted.sort_unstable();
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a_sorted.len() && j < b_sorted.len() {
+        match a_sorted[i].cmp(&b_sorted[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
         }
     }
     2.0 * common as f32 / (a.len() + b.len()) as f32
