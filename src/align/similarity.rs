@@ -18,7 +18,8 @@
 //! The embedding comes from an [`Embedder`]. The built-in
 //! [`HashedNgramEmbedder`] is the deterministic offline fallback: character
 //! 3- to 5-grams of the normalized text (padded with a space at each end) are
-//! hashed (FNV-1a) into [`HASH_DIMS`] buckets, counted and L2-normalized. A
+//! hashed (FNV-1a) into [`HASH_DIMS`] buckets, counted and L2-normalized (a
+//! group of consecutive items uses the sum of its members' counts). A
 //! sentence-embedding model (all-MiniLM-L6-v2) can be plugged in later through
 //! the same trait.
 
@@ -43,6 +44,12 @@ pub trait Embedder {
     /// The L2-normalized embedding of `text` (already normalized for matching);
     /// an all-zero vector for an empty text.
     fn embed(&self, text: &str) -> Vec<f32>;
+    /// An unnormalized vector whose sums stand for concatenated texts, when
+    /// the embedder has one (count-based embedders); [`prepare`] then builds
+    /// group embeddings by adding instead of embedding joined texts.
+    fn additive(&self, _text: &str) -> Option<Vec<f32>> {
+        None
+    }
 }
 
 /// The offline fallback embedder: hashed character 3–5-grams, L2-normalized.
@@ -70,6 +77,12 @@ impl Embedder for HashedNgramEmbedder {
         let mut v = ngram_counts(text);
         normalize(&mut v);
         v
+    }
+
+    /// The n-gram counts (a group's counts are the sum of its members',
+    /// less the few n-grams that would span the joins).
+    fn additive(&self, text: &str) -> Option<Vec<f32>> {
+        Some(ngram_counts(text))
     }
 }
 
@@ -191,12 +204,21 @@ pub fn prepare(
         words.extend(t.split(' ').filter(|w| !w.is_empty()).map(|w| vocab.id(w)));
         offsets.push(words.len());
     }
+    let max_group = max_group.max(1);
+    let raw: Option<Vec<Vec<f32>>> = texts.iter().map(|t| embedder.additive(t)).collect();
     let mut groups = Vec::with_capacity(max_group);
-    for k in 1..=max_group.max(1) {
+    for k in 1..=max_group {
         let g: Vec<Vec<f32>> = (0..texts.len())
             .map(|i| {
                 if i + k > texts.len() {
                     Vec::new()
+                } else if let Some(raw) = &raw {
+                    let mut v = raw[i].clone();
+                    for r in &raw[i + 1..i + k] {
+                        v.iter_mut().zip(r).for_each(|(x, y)| *x += y);
+                    }
+                    normalize(&mut v);
+                    v
                 } else if k == 1 {
                     embedder.embed(&texts[i])
                 } else {
