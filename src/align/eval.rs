@@ -231,3 +231,72 @@ pub fn evaluate(alignment: &Alignment, gold: &Gold, subs: &Subtitles) -> EvalRep
     }
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::{Alignment, LineAlignment, Summary, Verdict};
+    use crate::media::subtitles::{read, SubtitleFormat};
+
+    #[test]
+    fn precision_recall_and_cuts_follow_the_definitions() {
+        let subs = read(
+            "1\n00:00:01,000 --> 00:00:02,000\nA\n\n2\n00:00:03,000 --> 00:00:04,000\nB\n\n3\n00:00:05,000 --> 00:00:06,000\nC\n",
+            SubtitleFormat::Srt,
+        );
+        let line = |line: usize, cues: Vec<usize>| LineAlignment {
+            element: line,
+            line,
+            start_ms: None,
+            end_ms: None,
+            confidence: 1.0,
+            moved: false,
+            cues,
+        };
+        let alignment = Alignment {
+            alignments: vec![
+                line(0, vec![1]),
+                line(1, vec![2, 3]),
+                line(2, vec![]),
+                line(3, vec![3]),
+            ],
+            element_times: Vec::new(),
+            blocks: Vec::new(),
+            summary: Summary {
+                dialogue_lines: 4,
+                cues: 3,
+                matched: 3,
+                coverage: 0.75,
+                mean_confidence: 1.0,
+                anchors: 0,
+                dp_cells: 0,
+                moved_lines: 0,
+                embedder: String::new(),
+                verdict: Verdict::Aligned,
+            },
+        };
+        let gold_line = |index: usize, cues: Vec<usize>| GoldLine {
+            index,
+            status: String::new(),
+            cues,
+        };
+        let gold = Gold {
+            dialogue: vec![
+                gold_line(0, vec![1]),
+                gold_line(1, vec![2]),
+                gold_line(2, vec![]),
+                gold_line(3, vec![]),
+            ],
+            adlib_cues: vec![],
+            scenes: vec![],
+        };
+        let r = evaluate(&alignment, &gold, &subs);
+        assert_eq!((r.predicted_matched, r.exact, r.overlapping), (3, 1, 2));
+        assert!((r.precision - 1.0 / 3.0).abs() < 1e-9);
+        assert!((r.recall - 0.5).abs() < 1e-9);
+        assert!((r.cut_accuracy - 0.5).abs() < 1e-9);
+        // Line 1: predicted 3000..6000 vs gold 3000..4000.
+        assert_eq!(r.timing_median_ms, 1000.0);
+        assert_eq!(r.misses.len(), 2);
+    }
+}

@@ -612,3 +612,33 @@ pub fn attach_shots(
             .collect();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_thresholds() {
+        assert_eq!(Summary::verdict(0.9, 0.9, 50, 100), Verdict::Aligned);
+        assert_eq!(Summary::verdict(0.5, 0.9, 50, 100), Verdict::Partial);
+        assert_eq!(Summary::verdict(0.9, 0.5, 50, 100), Verdict::Partial);
+        assert_eq!(Summary::verdict(0.2, 0.9, 50, 100), Verdict::Mismatch);
+        assert_eq!(Summary::verdict(0.9, 0.9, 4, 100), Verdict::Mismatch);
+    }
+
+    #[test]
+    fn matching_declines_unrelated_text() {
+        let lines = [
+            "The tide is out and the boat is gone.",
+            "Nobody saw a thing.",
+        ];
+        let cues = ["Pass the salt, please.", "I have never been to Paris."];
+        let m = match_texts(
+            &lines,
+            &cues,
+            &AlignOptions::default(),
+            &HashedNgramEmbedder,
+        );
+        assert!(m.pairs.is_empty(), "{:?}", m.pairs);
+    }
+}
