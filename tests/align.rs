@@ -282,3 +282,20 @@ fn synth_is_deterministic() {
     assert_ne!(a.srt, c.srt);
     assert!(a.subtitles.diagnostics.is_empty());
 }
+
+#[test]
+fn a_heavily_cut_film_is_partial_not_aligned() {
+    let (play, _, _) = sample();
+    let case = synth(
+        &play,
+        &SynthOptions {
+            cut: 0.55,
+            move_scene: false,
+            ..SynthOptions::default()
+        },
+    );
+    let a = align(&play, &case.subtitles, &AlignOptions::default());
+    assert_eq!(a.summary.verdict, Verdict::Partial, "{:?}", a.summary);
+    let r = evaluate(&a, &case.gold, &case.subtitles);
+    assert!(r.precision >= 0.98, "{}", r.precision);
+}
