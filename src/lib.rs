@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod align;
 pub mod media;
 pub mod screenplay;
 mod text;

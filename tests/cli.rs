@@ -203,3 +203,67 @@ fn help_teaches() {
     assert!(out.contains("Examples:"), "{out}");
     assert!(out.contains("--against"), "{out}");
 }
+
+#[test]
+fn align_prints_json_eval_and_keyframes() {
+    let film = "screenplays/the-second-key";
+    let script = format!("{film}/script.fountain");
+    let subs = format!("{film}/subtitles.srt");
+    let gold = format!("{film}/alignment_gold.json");
+    let shots = "keyframes/the-second-key/shot_txt/the-second-key.txt";
+    let out = moviegraph(&[
+        "align",
+        "--script",
+        &script,
+        "--subtitles",
+        &subs,
+        "--json",
+        "--eval",
+        &gold,
+        "--shots",
+        shots,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["verdict"], "aligned");
+    assert_eq!(v["alignments"].as_array().unwrap().len(), 107);
+    assert_eq!(v["alignments"][0]["cues"], serde_json::json!([1]));
+    assert_eq!(v["eval"]["precision"], 1.0);
+    assert!(v["blocks"][0]["keyframes"].as_array().unwrap().len() > 1);
+
+    let text = moviegraph(&[
+        "align",
+        "--script",
+        &script,
+        "--subtitles",
+        &subs,
+        "--eval",
+        &gold,
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("verdict: ALIGNED") && text.contains("precision 1.0000"),
+        "{text}"
+    );
+}
+
+#[test]
+fn align_mismatch_exits_zero_and_says_so() {
+    let out = moviegraph(&[
+        "align",
+        "--script",
+        "tests/fixtures/fountain/speech.fountain",
+        "--subtitles",
+        "screenplays/the-second-key/subtitles.srt",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("verdict: MISMATCH"));
+    let missing = moviegraph(&[
+        "align",
+        "--script",
+        "nope.fountain",
+        "--subtitles",
+        "nope.srt",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+}

@@ -17,6 +17,27 @@ pub enum BenchCommand {
     /// Parsing speed per format: MB/s and elements/s on a full-length script,
     /// optionally side by side with the screenplain Python parser.
     Parse(BenchParseArgs),
+    /// Alignment speed and accuracy on a feature-length synthetic film: the
+    /// anchor-banded DP against a naive full-matrix DP in the same run.
+    Align(BenchAlignArgs),
+}
+
+/// Options of `bench align`.
+#[derive(Debug, Args)]
+pub struct BenchAlignArgs {
+    /// Fountain scripts concatenated into one long script (default: Big Fish,
+    /// Gumshoe and Mostly Genius from the shared conformance corpus, ≈1,400 lines).
+    #[arg(long = "script", value_name = "FILE")]
+    scripts: Vec<PathBuf>,
+    /// Seed of the synthetic subtitles.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Minimum measuring time of the banded alignment, in milliseconds.
+    #[arg(long, default_value_t = 1500)]
+    min_ms: u64,
+    /// Runs of the naive full-matrix alignment (it is slow).
+    #[arg(long, default_value_t = 3)]
+    naive_runs: usize,
 }
 
 /// Options of `bench parse`.
@@ -48,6 +69,7 @@ pub struct BenchParseArgs {
 pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
     match cmd {
         BenchCommand::Parse(args) => bench_parse(args),
+        BenchCommand::Align(args) => bench_align(args),
     }
 }
 
@@ -248,4 +270,138 @@ fn time_screenplain(python: &str, text: &str, min_ms: u64) -> anyhow::Result<f64
         .parse()
         .context("screenplain timer printed no number")?;
     Ok(secs)
+}
+
+const DEFAULT_ALIGN_SCRIPTS: [&str; 3] = [
+    "../shared/conformance/jumpcut/corpus/big-fish/source/source.fountain",
+    "../shared/conformance/jumpcut/corpus/gumshoe/source/source.fountain",
+    "../shared/conformance/jumpcut/corpus/mostly-genius/source/source.fountain",
+];
+
+fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
+    use moviegraph::align::dp::{self, Band};
+    use moviegraph::align::eval::evaluate;
+    use moviegraph::align::similarity::{prepare, HashedNgramEmbedder, Vocabulary};
+    use moviegraph::align::synth::{synth, SynthOptions};
+    use moviegraph::align::{align, anchors, AlignOptions};
+
+    if cfg!(debug_assertions) {
+        tracing::warn!("this is a debug build: figures are not representative; use --release");
+    }
+    let paths: Vec<PathBuf> = if args.scripts.is_empty() {
+        DEFAULT_ALIGN_SCRIPTS.iter().map(PathBuf::from).collect()
+    } else {
+        args.scripts.clone()
+    };
+    let mut text = String::new();
+    for path in &paths {
+        let part = std::fs::read_to_string(path)
+            .with_context(|| format!("reading {} (pass --script FILE)", path.display()))?;
+        text.push_str(&part);
+        text.push_str("\n\n");
+    }
+    let play = screenplay::parse_text(&text, Some(Format::Fountain), None)?;
+    let case = synth(
+        &play,
+        &SynthOptions {
+            seed: args.seed,
+            ..SynthOptions::default()
+        },
+    );
+    let subs = &case.subtitles;
+    let banded_opts = AlignOptions::default();
+    let naive_opts = AlignOptions {
+        naive: true,
+        ..AlignOptions::default()
+    };
+    let banded = align(&play, subs, &banded_opts);
+    let naive = align(&play, subs, &naive_opts);
+    let t_banded = measure(Duration::from_millis(args.min_ms), || {
+        std::hint::black_box(align(&play, subs, &banded_opts));
+    });
+    let mut naive_samples: Vec<Duration> = (0..args.naive_runs.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(align(&play, subs, &naive_opts));
+            t.elapsed()
+        })
+        .collect();
+    naive_samples.sort();
+    let t_naive = naive_samples[naive_samples.len() / 2];
+
+    // The DP alone, on prepared sides.
+    let lines: Vec<&str> = play
+        .elements
+        .iter()
+        .filter(|e| e.kind == screenplay::ElementKind::Dialogue)
+        .map(|e| e.text.as_str())
+        .collect();
+    let cues: Vec<&str> = subs.cues.iter().map(|c| c.text.as_str()).collect();
+    let params = banded_opts.params;
+    let mut vocab = Vocabulary::default();
+    let t_prep = Instant::now();
+    let ls = prepare(&lines, params.max_group, &mut vocab, &HashedNgramEmbedder);
+    let cs = prepare(&cues, params.max_group, &mut vocab, &HashedNgramEmbedder);
+    let prep = t_prep.elapsed();
+    let chain = anchors::monotone_chain(&anchors::find_anchors(&ls, &cs));
+    let band = Band::around(&chain, ls.len(), cs.len(), banded_opts.band_margin);
+    let t_dp_banded = measure(Duration::from_millis(args.min_ms), || {
+        std::hint::black_box(dp::banded_dp(&ls, &cs, &band, &params));
+    });
+    let t = Instant::now();
+    let naive_pairs = dp::naive_full_dp(&ls, &cs, &params);
+    let t_dp_naive = t.elapsed();
+    let same_dp = naive_pairs == dp::banded_dp(&ls, &cs, &band, &params);
+
+    let rb = evaluate(&banded, &case.gold, subs);
+    let rn = evaluate(&naive, &case.gold, subs);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "synthetic film: {} dialogue lines, {} cues (seed {}, moved scene {:?}); anchors in chain: {}",
+        lines.len(),
+        cs.len(),
+        args.seed,
+        case.moved_scene,
+        chain.len()
+    );
+    let _ = writeln!(
+        out,
+        "{:<8} {:>12} {:>10} {:>12} {:>10} {:>8} {:>8}",
+        "dp", "align ms", "dp ms", "cells", "precision", "recall", "verdict"
+    );
+    for (name, total, dp_ms, cells, r, a) in [
+        ("banded", t_banded, t_dp_banded, band.cells(), &rb, &banded),
+        (
+            "naive",
+            t_naive,
+            t_dp_naive,
+            (ls.len() + 1) * (cs.len() + 1),
+            &rn,
+            &naive,
+        ),
+    ] {
+        let _ = writeln!(
+            out,
+            "{:<8} {:>12.2} {:>10.2} {:>12} {:>10.4} {:>8.4} {:>8}",
+            name,
+            ms(total),
+            ms(dp_ms),
+            cells,
+            r.precision,
+            r.recall,
+            a.summary.verdict.as_str()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "naive / banded: {:.1}x end to end, {:.1}x DP alone; preparation (normalize + embed both sides): {:.2} ms; DP results identical: {}",
+        ms(t_naive) / ms(t_banded),
+        ms(t_dp_naive) / ms(t_dp_banded),
+        ms(prep),
+        same_dp
+    );
+    emit(&out)?;
+    Ok(Outcome::Success)
 }

@@ -1,5 +1,6 @@
 //! Command-line layer: argument parsing, logging, output and exit codes.
 
+mod align;
 mod bench;
 mod parse;
 mod run;
@@ -32,6 +33,7 @@ pub struct Cli {
 enum Command {
     Run(run::RunArgs),
     Parse(parse::ParseArgs),
+    Align(align::AlignArgs),
     #[command(subcommand)]
     Bench(bench::BenchCommand),
 }
@@ -52,6 +54,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Parse(args) => parse::parse(args),
+        Command::Align(args) => align::align_cmd(args),
         Command::Bench(cmd) => bench::bench(cmd),
     };
     match result {

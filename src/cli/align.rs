@@ -1,0 +1,188 @@
+//! `moviegraph align`: a screenplay against a film's subtitles.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use moviegraph::align::eval::{evaluate, EvalReport, Gold};
+use moviegraph::align::{align, attach_shots, AlignOptions, Alignment};
+use moviegraph::media::shots::{FrameRate, MovieNetPaths, ShotList};
+use moviegraph::media::subtitles::{self, format_ms};
+use moviegraph::screenplay;
+
+use super::{emit, Outcome};
+
+/// Align a screenplay's dialogue with the film's subtitles and cut the script
+/// into timed blocks (one per scene, long scenes split).
+///
+/// Prints a readable summary, or with --json one object with `alignments`
+/// (per dialogue element: matched cue numbers, times, confidence), `blocks`,
+/// `element_times` and `summary` (coverage, mean confidence, verdict:
+/// aligned / partial / mismatch). A mismatch (the script is not this film's)
+/// is a result, not an error: exit 0 with the verdict printed; exit 2 on
+/// unreadable input.
+///
+/// Examples:
+///   moviegraph align --script screenplays/the-second-key/script.fountain \
+///       --subtitles screenplays/the-second-key/subtitles.srt
+///   moviegraph align --script S --subtitles X --eval alignment_gold.json
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct AlignArgs {
+    /// The screenplay (Fountain, FDX or plain text).
+    #[arg(long)]
+    script: PathBuf,
+    /// The subtitles (SRT or WebVTT).
+    #[arg(long)]
+    subtitles: PathBuf,
+    /// A MovieNet shot file (`shot_txt/<id>.txt`): blocks get the keyframes
+    /// of the shots they overlap, and scene boundaries snap to cuts.
+    #[arg(long)]
+    shots: Option<PathBuf>,
+    /// The keyframe folder of --shots.
+    #[arg(long, requires = "shots")]
+    keyframes: Option<PathBuf>,
+    /// Frames per second of --shots (`24`, `24000/1001`); else video_info.json
+    /// or the stats CSV beside the shot folder.
+    #[arg(long, requires = "shots")]
+    fps: Option<String>,
+    /// Print JSON instead of a summary.
+    #[arg(long)]
+    json: bool,
+    /// Compare with a gold mapping (alignment_gold.json format) and print
+    /// precision, recall and timing error.
+    #[arg(long, value_name = "GOLD")]
+    eval: Option<PathBuf>,
+    /// Fill the full DP matrix instead of the anchor band.
+    #[arg(long)]
+    naive: bool,
+    /// Split blocks longer than this many seconds.
+    #[arg(long, default_value_t = 90)]
+    block_max_s: u64,
+}
+
+/// Runs `moviegraph align`.
+pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
+    let play = screenplay::parse_file(&args.script, None)
+        .with_context(|| format!("reading {}", args.script.display()))?;
+    let subs = subtitles::parse_file(&args.subtitles, None)
+        .with_context(|| format!("reading {}", args.subtitles.display()))?;
+    let opts = AlignOptions {
+        naive: args.naive,
+        block_max_ms: args.block_max_s.saturating_mul(1000),
+        ..AlignOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let alignment = align(&play, &subs, &opts);
+    let mut alignment = alignment;
+    let elapsed = started.elapsed();
+    if let Some(shots) = &args.shots {
+        let fps = match &args.fps {
+            Some(text) => Some(
+                FrameRate::parse(text)
+                    .with_context(|| format!("--fps {text}: not a frame rate"))?,
+            ),
+            None => None,
+        };
+        let paths = MovieNetPaths::explicit(shots, args.keyframes.as_deref());
+        let list = ShotList::load_movienet(&paths, fps)
+            .with_context(|| format!("reading {}", shots.display()))?;
+        attach_shots(&mut alignment, &list, 5, 3_000);
+    }
+    let report = match &args.eval {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let gold =
+                Gold::from_json(&text).with_context(|| format!("parsing {}", path.display()))?;
+            Some(evaluate(&alignment, &gold, &subs))
+        }
+        None => None,
+    };
+    if args.json {
+        let mut value = serde_json::to_value(&alignment)?;
+        if let Some(r) = &report {
+            value["eval"] = serde_json::to_value(r)?;
+        }
+        emit(&(serde_json::to_string_pretty(&value)? + "\n"))?;
+    } else {
+        let mut out = summary(&alignment);
+        let _ = writeln!(out, "time: {:.2} ms", elapsed.as_secs_f64() * 1000.0);
+        if let Some(r) = &report {
+            out.push_str(&eval_text(r));
+        }
+        emit(&out)?;
+    }
+    Ok(Outcome::Success)
+}
+
+fn time(ms: Option<u64>) -> String {
+    ms.map_or_else(|| "--".to_owned(), format_ms)
+}
+
+/// A readable summary of an alignment.
+pub fn summary(a: &Alignment) -> String {
+    let s = &a.summary;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "verdict: {}\ncoverage: {:.1}% ({} of {} dialogue lines, {} cues)\nmean confidence: {:.3}\nanchors: {}  dp cells: {}  moved-scene lines: {}  embedder: {}",
+        s.verdict.as_str().to_uppercase(),
+        s.coverage * 100.0,
+        s.matched,
+        s.dialogue_lines,
+        s.cues,
+        s.mean_confidence,
+        s.anchors,
+        s.dp_cells,
+        s.moved_lines,
+        s.embedder
+    );
+    let _ = writeln!(out, "blocks:");
+    for b in &a.blocks {
+        let _ = writeln!(
+            out,
+            "  {:>3}  scene {:>3}  elements {:>4}-{:<4}  {} - {}",
+            b.id,
+            b.scene + 1,
+            b.elements[0],
+            b.elements[1],
+            time(b.start_ms),
+            time(b.end_ms)
+        );
+    }
+    out
+}
+
+/// The evaluation figures as text.
+pub fn eval_text(r: &EvalReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "eval: precision {:.4} ({} of {} matched lines exact; overlap {:.4})\n      recall {:.4} ({} of {} gold-matched lines)\n      cut lines unmatched {:.4} ({} cut)  ad-lib cues unmatched {:.4} ({} ad-libs)\n      line timing error mean {:.0} ms, median {:.0} ms\n      scene start error mean {:.0} ms, max {} ms",
+        r.precision,
+        r.exact,
+        r.predicted_matched,
+        r.precision_overlap,
+        r.recall,
+        r.exact,
+        r.gold_matched,
+        r.cut_accuracy,
+        r.cut_lines,
+        r.adlib_accuracy,
+        r.adlib_cues,
+        r.timing_mean_ms,
+        r.timing_median_ms,
+        r.scene_start_mean_ms,
+        r.scene_start_max_ms
+    );
+    for m in &r.misses {
+        let _ = writeln!(
+            out,
+            "      miss: line {} ({}) predicted {:?} gold {:?}",
+            m.line, m.status, m.predicted, m.gold
+        );
+    }
+    out
+}
