@@ -9,4 +9,5 @@
 pub mod align;
 pub mod media;
 pub mod screenplay;
+pub mod store;
 mod text;
