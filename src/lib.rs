@@ -11,3 +11,4 @@ pub mod media;
 pub mod screenplay;
 pub mod store;
 mod text;
+pub mod trees;
