@@ -23,6 +23,7 @@
 pub mod anchors;
 pub mod dp;
 pub mod eval;
+pub mod export;
 pub mod similarity;
 pub mod synth;
 
