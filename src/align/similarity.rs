@@ -151,8 +151,11 @@ pub struct Side {
     groups: Vec<Vec<Vec<f32>>>,
     /// For an additive embedder: each item's unnormalized vector, and
     /// `norms[k - 1][i]`, the length of the sum over items `i..i + k`.
-    additive: Option<(Vec<Vec<f32>>, Vec<Vec<f32>>)>,
+    additive: Option<Additive>,
 }
+
+/// Per-item unnormalized vectors and per-group norms (see [`Side::item_vector`]).
+type Additive = (Vec<Vec<f32>>, Vec<Vec<f32>>);
 
 impl Side {
     /// Number of items.
