@@ -147,7 +147,9 @@ fn json_has_the_documented_shape() {
 
 #[test]
 fn run_summarises_the_sample_film() {
-    let o = moviegraph(&["run", SAMPLE]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ws.db");
+    let o = moviegraph(&["run", SAMPLE, "--store", db.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("film the-second-key"), "{out}");

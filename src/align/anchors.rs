@@ -7,9 +7,7 @@
 //! looked up in it. The anchors that form the longest chain increasing in
 //! both line and cue order are kept; they band the dynamic programme.
 
-use std::collections::HashMap;
-
-use fst::{Map, MapBuilder};
+use fst::{Map, MapBuilder, Streamer};
 
 use super::similarity::Side;
 
@@ -32,23 +30,29 @@ fn key(w: &[u32]) -> [u8; 12] {
 
 /// Unique 3-grams of a side: key → item index (only those occurring once).
 fn unique_trigrams(side: &Side) -> Vec<([u8; 12], usize)> {
-    let mut seen: HashMap<[u8; 12], Option<usize>> = HashMap::new();
     let mut flat: Vec<(u32, usize)> = Vec::new();
     for i in 0..side.len() {
         flat.extend(side.words(i, 1).iter().map(|&w| (w, i)));
     }
-    for win in flat.windows(3) {
-        let ids = [win[0].0, win[1].0, win[2].0];
-        // The gram belongs to the item where it ends (covers cross-item grams).
-        seen.entry(key(&ids))
-            .and_modify(|v| *v = None)
-            .or_insert(Some(win[2].1));
-    }
-    let mut out: Vec<([u8; 12], usize)> = seen
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|i| (k, i)))
+    // The gram belongs to the item where it ends (covers cross-item grams).
+    let mut all: Vec<([u8; 12], usize)> = flat
+        .windows(3)
+        .map(|win| (key(&[win[0].0, win[1].0, win[2].0]), win[2].1))
         .collect();
-    out.sort_unstable();
+    // Sorting by key puts repeats side by side; only keys seen once are kept.
+    all.sort_unstable_by_key(|&(k, _)| k);
+    let mut out = Vec::with_capacity(all.len());
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = i + 1;
+        while j < all.len() && all[j].0 == all[i].0 {
+            j += 1;
+        }
+        if j == i + 1 {
+            out.push(all[i]);
+        }
+        i = j;
+    }
     out
 }
 
@@ -62,15 +66,26 @@ pub fn find_anchors(lines: &Side, cues: &Side) -> Vec<Anchor> {
             .expect("keys are sorted and unique");
     }
     let map = Map::new(builder.into_inner().expect("in-memory fst")).expect("valid fst");
-    let mut anchors: Vec<Anchor> = unique_trigrams(cues)
-        .into_iter()
-        .filter_map(|(k, cue)| {
-            map.get(k).map(|line| Anchor {
+    // Both key sets are sorted: one pass over the map's stream beside the cue
+    // keys finds the shared ones (cheaper than a lookup per cue key).
+    let cue_keys = unique_trigrams(cues);
+    let mut anchors: Vec<Anchor> = Vec::new();
+    let mut stream = map.stream();
+    let mut k = 0;
+    while let Some((key, line)) = stream.next() {
+        while k < cue_keys.len() && cue_keys[k].0.as_slice() < key {
+            k += 1;
+        }
+        if k == cue_keys.len() {
+            break;
+        }
+        if cue_keys[k].0.as_slice() == key {
+            anchors.push(Anchor {
                 line: line as usize,
-                cue,
-            })
-        })
-        .collect();
+                cue: cue_keys[k].1,
+            });
+        }
+    }
     anchors.sort_unstable();
     anchors.dedup();
     anchors

@@ -22,7 +22,7 @@
 //! better), for comparison.
 
 use super::anchors::Anchor;
-use super::similarity::{hybrid, hybrid_floor, Side};
+use super::similarity::{dot, hybrid_cos_floor, hybrid_floor, Side};
 
 /// Scoring parameters of the dynamic programme.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -159,6 +159,11 @@ fn contained(part: &[u32], whole: &[u32]) -> f32 {
 /// member (so an ad-lib cue is not absorbed into a neighbouring line's match,
 /// nor a cut line into its neighbour's cue). A middle member of a 3-group is
 /// free: a phrase added or dropped inside a long line.
+///
+/// `without_first` and `without_last` are the similarities of the group
+/// without its first or last edge member, as [`hybrid_floor`] with floor
+/// `min_sim` gives them: exact at or above the floor, and below it otherwise,
+/// which decides `sim > x` the same way because `sim ≥ min_sim`.
 #[allow(clippy::too_many_arguments)]
 fn members_belong(
     lines: &Side,
@@ -167,33 +172,21 @@ fn members_belong(
     cues: &Side,
     ca: usize,
     kc: usize,
-    sim: f32,
     min: f32,
+    sim: f32,
+    without_first: impl FnOnce() -> f32,
+    without_last: impl FnOnce() -> f32,
 ) -> bool {
     let (lw, cw) = (lines.words(la, kl), cues.words(ca, kc));
-    let score = |l: usize, nl: usize, c: usize, nc: usize| {
-        hybrid(
-            lines.words(l, nl),
-            lines.embedding(l, nl),
-            cues.words(c, nc),
-            cues.embedding(c, nc),
-        )
-    };
-    if kc > 1 {
-        let last = ca + kc - 1;
-        contained(cues.words(ca, 1), lw) >= min
-            && contained(cues.words(last, 1), lw) >= min
-            && sim > score(la, kl, ca + 1, kc - 1)
-            && sim > score(la, kl, ca, kc - 1)
+    let edges_belong = if kc > 1 {
+        contained(cues.words(ca, 1), lw) >= min && contained(cues.words(ca + kc - 1, 1), lw) >= min
     } else if kl > 1 {
-        let last = la + kl - 1;
         contained(lines.words(la, 1), cw) >= min
-            && contained(lines.words(last, 1), cw) >= min
-            && sim > score(la + 1, kl - 1, ca, kc)
-            && sim > score(la, kl - 1, ca, kc)
+            && contained(lines.words(la + kl - 1, 1), cw) >= min
     } else {
-        true
-    }
+        return true;
+    };
+    edges_belong && sim > without_first() && sim > without_last()
 }
 
 /// Full-matrix alignment of `lines[l0..l0+n]` to `cues[c0..c0+m]` (same scoring as [`banded_dp`]).
@@ -243,6 +236,64 @@ pub fn dp_in(
         moves.push((1, k));
         moves.push((k, 1));
     }
+    let nm = moves.len();
+    // The move that drops one edge member of move `m` (`(1, k)` → `(1, k − 1)`).
+    let sub: Vec<usize> = moves
+        .iter()
+        .map(|&(kl, kc)| {
+            let want = if kc > 1 {
+                (1, kc - 1)
+            } else {
+                (kl.saturating_sub(1), 1)
+            };
+            moves.iter().position(|&x| x == want).unwrap_or(0)
+        })
+        .collect();
+    // `raw[cell * nm + m]`: similarity of move `m` ending at the cell, with floor
+    // `min_sim` (NaN where the move does not fit). A 1:k or k:1 move's parts are
+    // the smaller moves ending at the same cell or at its left/upper
+    // neighbour, so `members_belong` reads them here instead of scoring again.
+    let mut raw = vec![f32::NAN; total * nm];
+    // With an additive embedder a group's cosine is the sum of its items'
+    // pairwise dot products (unnormalized vectors) over the groups' norms, so
+    // each cell computes one vector dot product, of the line and cue it ends
+    // with (`pair_dots`), and the five moves' cosines reuse its neighbours'.
+    let additive =
+        n > 0 && m > 0 && lines.item_vector(l0).is_some() && cues.item_vector(c0).is_some();
+    let mut pair_dots = vec![f32::NAN; if additive { total } else { 0 }];
+    let pair = |pair_dots: &[f32], l: usize, c: usize| -> f32 {
+        let (pi, pj) = (l - l0 + 1, c - c0 + 1);
+        if pj >= band.lo[pi] && pj <= band.hi[pi] {
+            let v = pair_dots[offsets[pi] + pj - band.lo[pi]];
+            if !v.is_nan() {
+                return v;
+            }
+        }
+        dot(
+            lines.item_vector(l).unwrap_or(&[]),
+            cues.item_vector(c).unwrap_or(&[]),
+        )
+    };
+    let sim_of = |pair_dots: &[f32], la: usize, kl: usize, ca: usize, kc: usize| -> f32 {
+        if !additive {
+            return hybrid_floor(
+                lines.words(la, kl),
+                lines.embedding(la, kl),
+                cues.words(ca, kc),
+                cues.embedding(ca, kc),
+                params.min_sim,
+            );
+        }
+        let mut sum = 0.0f32;
+        for l in la..la + kl {
+            for c in ca..ca + kc {
+                sum += pair(pair_dots, l, c);
+            }
+        }
+        let norm = lines.group_norm(la, kl).unwrap_or(0.0) * cues.group_norm(ca, kc).unwrap_or(0.0);
+        let cos = if norm > 0.0 { sum / norm } else { 0.0 };
+        hybrid_cos_floor(lines.words(la, kl), cues.words(ca, kc), cos, params.min_sim)
+    };
     for i in 0..=n {
         for j in band.lo[i]..=band.hi[i] {
             let cell = offsets[i] + j - band.lo[i];
@@ -250,38 +301,61 @@ pub fn dp_in(
                 score[cell] = 0.0;
                 continue;
             }
+            if additive && i > 0 && j > 0 {
+                pair_dots[cell] = dot(
+                    lines.item_vector(l0 + i - 1).unwrap_or(&[]),
+                    cues.item_vector(c0 + j - 1).unwrap_or(&[]),
+                );
+            }
             let mut best = f32::NEG_INFINITY;
             let mut mv = START;
             let mut best_sim = 0.0;
             // Match moves in a fixed order: 1:1, 1:2, 2:1, 1:3, 3:1, ...
-            for &(kl, kc) in &moves {
+            for (m, &(kl, kc)) in moves.iter().enumerate() {
                 if kl > i || kc > j {
                     continue;
                 }
-                {
-                    let prev = get(&score, i - kl, j - kc);
-                    if prev == f32::NEG_INFINITY {
-                        continue;
-                    }
-                    let (la, ca) = (l0 + i - kl, c0 + j - kc);
-                    let sim = hybrid_floor(
-                        lines.words(la, kl),
-                        lines.embedding(la, kl),
-                        cues.words(ca, kc),
-                        cues.embedding(ca, kc),
-                        params.min_sim,
-                    );
-                    if sim < params.min_sim
-                        || !members_belong(lines, la, kl, cues, ca, kc, sim, params.min_member)
-                    {
-                        continue;
-                    }
-                    let s = prev + (kl + kc) as f32 / 2.0 * (sim - params.tau);
-                    if s > best {
-                        best = s;
-                        mv = 16 + (kl as u8) * 4 + kc as u8;
-                        best_sim = sim;
-                    }
+                let (la, ca) = (l0 + i - kl, c0 + j - kc);
+                let sim = sim_of(&pair_dots, la, kl, ca, kc);
+                raw[cell * nm + m] = sim;
+                let prev = get(&score, i - kl, j - kc);
+                if prev == f32::NEG_INFINITY || sim < params.min_sim {
+                    continue;
+                }
+                let part = sub[m];
+                let (pl, pc) = moves[part];
+                let belongs = members_belong(
+                    lines,
+                    la,
+                    kl,
+                    cues,
+                    ca,
+                    kc,
+                    params.min_member,
+                    sim,
+                    // Without the first member: the smaller move ending here.
+                    || raw[cell * nm + part],
+                    // Without the last member: the smaller move ending one
+                    // cue (1:k) or one line (k:1) earlier.
+                    || {
+                        let (pi, pj) = if kc > 1 { (i, j - 1) } else { (i - 1, j) };
+                        if pj >= band.lo[pi] && pj <= band.hi[pi] {
+                            let v = raw[(offsets[pi] + pj - band.lo[pi]) * nm + part];
+                            if !v.is_nan() {
+                                return v;
+                            }
+                        }
+                        sim_of(&pair_dots, la, pl, ca, pc)
+                    },
+                );
+                if !belongs {
+                    continue;
+                }
+                let s = prev + (kl + kc) as f32 / 2.0 * (sim - params.tau);
+                if s > best {
+                    best = s;
+                    mv = 16 + (kl as u8) * 4 + kc as u8;
+                    best_sim = sim;
                 }
             }
             if i > 0 {
@@ -365,6 +439,40 @@ mod tests {
         assert_eq!(got, vec![(0, 1, 0, 2), (1, 2, 2, 1), (4, 1, 4, 1)]);
         let band = Band::around(&[], 5, 5, 2);
         assert_eq!(banded_dp(&l, &c, &band, &DpParams::default()), p);
+    }
+
+    #[test]
+    fn group_cosines_from_pair_dots_match_the_group_embeddings() {
+        let (l, c) = sides(
+            &[
+                "I found it the night we buried him",
+                "and I kept it",
+                "Do you?",
+                "Usually, when the tide is out.",
+            ],
+            &[
+                "I found it the night we buried him and I kept it",
+                "Do you? Usually.",
+                "The tide is out",
+                "Morning, morning, says the postman",
+            ],
+        );
+        for (la, kl) in [(0, 1), (0, 2), (1, 3), (3, 1)] {
+            for (ca, kc) in [(0, 1), (1, 2), (1, 3), (3, 1)] {
+                let mut sum = 0.0;
+                for x in la..la + kl {
+                    for y in ca..ca + kc {
+                        sum += dot(l.item_vector(x).unwrap(), c.item_vector(y).unwrap());
+                    }
+                }
+                let cos = sum / (l.group_norm(la, kl).unwrap() * c.group_norm(ca, kc).unwrap());
+                let direct = dot(l.embedding(la, kl), c.embedding(ca, kc));
+                assert!(
+                    (cos - direct).abs() < 1e-5,
+                    "{la},{kl} {ca},{kc}: {cos} vs {direct}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //!
 //! Pipeline of [`align`]:
 //! 1. both sides are normalized and prepared for scoring groups of up to three
-//!    items ([`similarity`]: hybrid of `strsim` word-level fuzzy matching and a
+//!    items ([`similarity`]: hybrid of word-level fuzzy matching (Levenshtein, Dice) and a
 //!    hashed character-n-gram embedding behind the [`similarity::Embedder`] trait);
 //! 2. rare word 3-grams shared by both sides, found through an `fst` index,
 //!    give anchors; their longest monotone chain bands the search ([`anchors`]);
@@ -23,6 +23,7 @@
 pub mod anchors;
 pub mod dp;
 pub mod eval;
+pub mod export;
 pub mod similarity;
 pub mod synth;
 

@@ -9,8 +9,8 @@
 //! fuzzy = ½ · (1 − word_levenshtein / max_words) + ½ · word_dice
 //! ```
 //!
-//! with [`W_EMBED`] = 0.5. The word-level Levenshtein distance comes from
-//! `strsim::generic_levenshtein` over word ids; `word_dice` is the Dice
+//! with [`W_EMBED`] = 0.5. The word-level Levenshtein distance is
+//! [`word_levenshtein`] over word ids; `word_dice` is the Dice
 //! coefficient of the two word multisets. When the embedding cosine is below
 //! [`PRUNE_COSINE`] the pair is unrelated and the fuzzy part is not computed
 //! (taken as 0), which keeps a full quadratic pass affordable.
@@ -110,11 +110,13 @@ fn ngram_counts(text: &str) -> Vec<f32> {
     v
 }
 
-fn normalize(v: &mut [f32]) {
+/// Scales `v` to unit length; returns the length it had.
+fn normalize(v: &mut [f32]) -> f32 {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if n > 0.0 {
         v.iter_mut().for_each(|x| *x /= n);
     }
+    n
 }
 
 /// Dot product of two equally long vectors (eight lanes, so it vectorizes).
@@ -147,7 +149,13 @@ pub struct Side {
     offsets: Vec<usize>,
     /// `groups[k - 1][i]`: embedding of items `i..i + k` (concatenated text).
     groups: Vec<Vec<Vec<f32>>>,
+    /// For an additive embedder: each item's unnormalized vector, and
+    /// `norms[k - 1][i]`, the length of the sum over items `i..i + k`.
+    additive: Option<Additive>,
 }
+
+/// Per-item unnormalized vectors and per-group norms (see [`Side::item_vector`]).
+type Additive = (Vec<Vec<f32>>, Vec<Vec<f32>>);
 
 impl Side {
     /// Number of items.
@@ -174,6 +182,18 @@ impl Side {
     pub fn embedding(&self, i: usize, k: usize) -> &[f32] {
         &self.groups[k - 1][i]
     }
+
+    /// Item `i`'s unnormalized vector, when the embedder is additive: the
+    /// cosine of two groups is then the sum of their items' pairwise dot
+    /// products over the product of [`Side::group_norm`]s.
+    pub fn item_vector(&self, i: usize) -> Option<&[f32]> {
+        self.additive.as_ref().map(|(v, _)| v[i].as_slice())
+    }
+
+    /// Length of the summed unnormalized vectors of items `i..i + k`, when additive.
+    pub fn group_norm(&self, i: usize, k: usize) -> Option<f32> {
+        self.additive.as_ref().map(|(_, n)| n[k - 1][i])
+    }
 }
 
 /// Word interner shared by both sides so word ids compare across them.
@@ -185,8 +205,14 @@ pub struct Vocabulary {
 impl Vocabulary {
     /// The id of `word`, allocated on first sight.
     pub fn id(&mut self, word: &str) -> u32 {
+        // Look up before inserting: most words are seen before, and `entry`
+        // would allocate an owned key every time.
+        if let Some(&id) = self.ids.get(word) {
+            return id;
+        }
         let next = self.ids.len() as u32;
-        *self.ids.entry(word.to_owned()).or_insert(next)
+        self.ids.insert(word.to_owned(), next);
+        next
     }
 }
 
@@ -207,62 +233,109 @@ pub fn prepare(
     let max_group = max_group.max(1);
     let raw: Option<Vec<Vec<f32>>> = texts.iter().map(|t| embedder.additive(t)).collect();
     let mut groups = Vec::with_capacity(max_group);
+    let mut norms: Vec<Vec<f32>> = Vec::with_capacity(max_group);
     for k in 1..=max_group {
-        let g: Vec<Vec<f32>> = (0..texts.len())
-            .map(|i| {
-                if i + k > texts.len() {
-                    Vec::new()
-                } else if let Some(raw) = &raw {
-                    let mut v = raw[i].clone();
-                    for r in &raw[i + 1..i + k] {
-                        v.iter_mut().zip(r).for_each(|(x, y)| *x += y);
-                    }
-                    normalize(&mut v);
-                    v
-                } else if k == 1 {
-                    embedder.embed(&texts[i])
-                } else {
-                    embedder.embed(&texts[i..i + k].join(" "))
+        let mut g: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
+        let mut kn: Vec<f32> = Vec::with_capacity(texts.len());
+        for i in 0..texts.len() {
+            if i + k > texts.len() {
+                g.push(Vec::new());
+                kn.push(0.0);
+            } else if let Some(raw) = &raw {
+                let mut v = raw[i].clone();
+                for r in &raw[i + 1..i + k] {
+                    v.iter_mut().zip(r).for_each(|(x, y)| *x += y);
                 }
-            })
-            .collect();
+                kn.push(normalize(&mut v));
+                g.push(v);
+            } else if k == 1 {
+                g.push(embedder.embed(&texts[i]));
+            } else {
+                g.push(embedder.embed(&texts[i..i + k].join(" ")));
+            }
+        }
         groups.push(g);
+        norms.push(kn);
     }
     Side {
         texts,
         words,
         offsets,
         groups,
+        additive: raw.map(|raw| (raw, norms)),
     }
 }
 
-/// Dice coefficient of two word multisets (sorted copies, merged).
+/// A small open-addressing map from word ids to 64-bit values, on the stack,
+/// for the word lists of one pair (at most 64 distinct keys, load ≤ ½).
+struct WordTable {
+    keys: [u32; 128],
+    values: [u64; 128],
+}
+
+impl WordTable {
+    const EMPTY: u32 = u32::MAX;
+
+    fn new() -> WordTable {
+        WordTable {
+            keys: [Self::EMPTY; 128],
+            values: [0; 128],
+        }
+    }
+
+    fn slot(&self, word: u32) -> usize {
+        let mut i = (word.wrapping_mul(0x9e37_79b1) >> 25) as usize;
+        while self.keys[i] != word && self.keys[i] != Self::EMPTY {
+            i = (i + 1) & 127;
+        }
+        i
+    }
+
+    fn entry(&mut self, word: u32) -> &mut u64 {
+        let i = self.slot(word);
+        self.keys[i] = word;
+        &mut self.values[i]
+    }
+
+    fn get(&self, word: u32) -> u64 {
+        self.values[self.slot(word)]
+    }
+}
+
+/// Dice coefficient of two word multisets.
 pub fn word_dice(a: &[u32], b: &[u32]) -> f32 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
-    const STACK: usize = 96;
-    let (mut sa, mut sb) = ([0u32; STACK], [0u32; STACK]);
-    let (mut va, mut vb);
-    let a_sorted: &mut [u32] = if a.len() <= STACK {
-        sa[..a.len()].copy_from_slice(a);
-        &mut sa[..a.len()]
-    } else {
-        va = a.to_vec();
-        &mut va
-    };
-    let b_sorted: &mut [u32] = if b.len() <= STACK {
-        sb[..b.len()].copy_from_slice(b);
-        &mut sb[..b.len()]
-    } else {
-        vb = b.to_vec();
-        &mut vb
-    };
-    a_sorted.sort_unstable();
-    b_sorted.sort_unstable();
+    2.0 * common_words(a, b) as f32 / (a.len() + b.len()) as f32
+}
+
+/// Size of the multiset intersection of two word lists: the shorter list's
+/// word counts in a [`WordTable`] when it has at most 64 words (a line or a
+/// group of three: the usual case), else two sorted copies merged.
+fn common_words(a: &[u32], b: &[u32]) -> usize {
+    let (a, b) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if a.len() <= 64 {
+        let mut counts = WordTable::new();
+        for &w in a {
+            *counts.entry(w) += 1;
+        }
+        let mut common = 0;
+        for &w in b {
+            let i = counts.slot(w);
+            if counts.values[i] > 0 {
+                counts.values[i] -= 1;
+                common += 1;
+            }
+        }
+        return common;
+    }
+    let (mut sa, mut sb) = (a.to_vec(), b.to_vec());
+    sa.sort_unstable();
+    sb.sort_unstable();
     let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a_sorted.len() && j < b_sorted.len() {
-        match a_sorted[i].cmp(&b_sorted[j]) {
+    while i < sa.len() && j < sb.len() {
+        match sa[i].cmp(&sb[j]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -272,18 +345,60 @@ pub fn word_dice(a: &[u32], b: &[u32]) -> f32 {
             }
         }
     }
-    2.0 * common as f32 / (a.len() + b.len()) as f32
+    common
 }
 
-/// A word slice as `strsim`'s generic functions take it (`&T: IntoIterator`).
-struct Words<'a>(&'a [u32]);
-
-impl<'s> IntoIterator for &'s Words<'_> {
-    type Item = &'s u32;
-    type IntoIter = std::slice::Iter<'s, u32>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+/// Word-level Levenshtein distance (insertions, deletions and substitutions
+/// of whole words). This is the aligner's innermost loop: when the shorter
+/// list has at most 64 words it runs Myers' bit-parallel algorithm (Hyyrö's
+/// formulation for global distance), one machine word per column of the
+/// table; longer lists use one row of the classic table.
+pub fn word_levenshtein(a: &[u32], b: &[u32]) -> usize {
+    // `p`: the pattern (shorter), `t`: the text (longer).
+    let (t, p) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    let m = p.len();
+    if m == 0 {
+        return t.len();
     }
+    if m <= 64 {
+        let mut peq = WordTable::new();
+        for (i, &w) in p.iter().enumerate() {
+            *peq.entry(w) |= 1 << i;
+        }
+        let last = 1u64 << (m - 1);
+        let mut pv = u64::MAX >> (64 - m);
+        let mut mv = 0u64;
+        let mut score = m;
+        for &w in t {
+            let eq = peq.get(w);
+            let xv = eq | mv;
+            let xh = ((eq & pv).wrapping_add(pv) ^ pv) | eq;
+            let mut ph = mv | !(xh | pv);
+            let mut mh = pv & xh;
+            if ph & last != 0 {
+                score += 1;
+            } else if mh & last != 0 {
+                score -= 1;
+            }
+            ph = (ph << 1) | 1;
+            mh <<= 1;
+            pv = mh | !(xv | ph);
+            mv = ph & xv;
+        }
+        return score;
+    }
+    let mut row: Vec<usize> = (0..=m).collect();
+    for (i, &wt) in t.iter().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &wp) in p.iter().enumerate() {
+            let up = row[j + 1];
+            let sub = diag + usize::from(wt != wp);
+            row[j + 1] = sub.min(up + 1).min(row[j] + 1);
+            diag = up;
+        }
+    }
+    row[m]
 }
 
 /// The fuzzy part: mean of word-level normalized Levenshtein similarity and word Dice.
@@ -292,7 +407,7 @@ pub fn fuzzy(a: &[u32], b: &[u32]) -> f32 {
     if longest == 0 {
         return 0.0;
     }
-    let lev = strsim::generic_levenshtein(&Words(a), &Words(b)) as f32 / longest as f32;
+    let lev = word_levenshtein(a, b) as f32 / longest as f32;
     0.5 * (1.0 - lev) + 0.5 * word_dice(a, b)
 }
 
@@ -315,7 +430,16 @@ pub fn hybrid_floor(
     if a_words.is_empty() || b_words.is_empty() {
         return 0.0;
     }
-    let cos = dot(a_emb, b_emb).clamp(0.0, 1.0);
+    hybrid_cos_floor(a_words, b_words, dot(a_emb, b_emb), floor)
+}
+
+/// [`hybrid_floor`] given the embedding cosine `cos` of the two groups
+/// (clamped to 0..1 here), for callers that compute it another way.
+pub fn hybrid_cos_floor(a_words: &[u32], b_words: &[u32], cos: f32, floor: f32) -> f32 {
+    if a_words.is_empty() || b_words.is_empty() {
+        return 0.0;
+    }
+    let cos = cos.clamp(0.0, 1.0);
     let base = W_EMBED * cos;
     if cos < PRUNE_COSINE {
         return base;
@@ -332,7 +456,7 @@ pub fn hybrid_floor(
     if bound(common) < floor {
         return base;
     }
-    let lev = strsim::generic_levenshtein(&Words(a_words), &Words(b_words)) as f32 / max;
+    let lev = word_levenshtein(a_words, b_words) as f32 / max;
     base + (1.0 - W_EMBED) * (0.5 * (1.0 - lev) + 0.5 * dice)
 }
 
@@ -383,6 +507,42 @@ mod tests {
         assert_eq!(a, e.embed("hello there"));
         assert!((dot(&a, &a) - 1.0).abs() < 1e-5);
         assert!(e.embed("").iter().all(|x| *x == 0.0));
+    }
+
+    #[test]
+    fn word_levenshtein_and_dice_agree_with_the_reference() {
+        struct Words<'a>(&'a [u32]);
+        impl<'s> IntoIterator for &'s Words<'_> {
+            type Item = &'s u32;
+            type IntoIter = std::slice::Iter<'s, u32>;
+            fn into_iter(self) -> Self::IntoIter {
+                self.0.iter()
+            }
+        }
+        let mut rng = crate::align::synth::Rng::new(7);
+        for _ in 0..2_000 {
+            let la = (rng.next_u64() % 120) as usize;
+            let lb = (rng.next_u64() % 120) as usize;
+            // Few distinct words (many repeats) or many (mostly unique).
+            let alphabet = if rng.next_u64() % 2 == 0 { 6 } else { 300 };
+            let a: Vec<u32> = (0..la)
+                .map(|_| (rng.next_u64() % alphabet) as u32)
+                .collect();
+            let b: Vec<u32> = (0..lb)
+                .map(|_| (rng.next_u64() % alphabet) as u32)
+                .collect();
+            let want = strsim::generic_levenshtein(&Words(&a), &Words(&b));
+            assert_eq!(word_levenshtein(&a, &b), want, "{a:?} {b:?}");
+            // The multiset intersection, counted per word.
+            let common: usize = (0..alphabet as u32)
+                .map(|w| {
+                    let ca = a.iter().filter(|&&x| x == w).count();
+                    let cb = b.iter().filter(|&&x| x == w).count();
+                    ca.min(cb)
+                })
+                .sum();
+            assert_eq!(common_words(&a, &b), common, "{a:?} {b:?}");
+        }
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! `moviegraph align`: a screenplay against a film's subtitles.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
 use moviegraph::align::eval::{evaluate, EvalReport, Gold};
-use moviegraph::align::{align, attach_shots, AlignOptions, Alignment};
+use moviegraph::align::{align, attach_shots, export, AlignOptions, Alignment};
 use moviegraph::media::shots::{FrameRate, MovieNetPaths, ShotList};
 use moviegraph::media::subtitles::{self, format_ms};
 use moviegraph::screenplay;
+use moviegraph::store::{self, AlignmentRecord, AlignmentSources, InputFile, Store};
 
 use super::{emit, Outcome};
 
@@ -23,10 +24,16 @@ use super::{emit, Outcome};
 /// is a result, not an error: exit 0 with the verdict printed; exit 2 on
 /// unreadable input.
 ///
+/// With --store the result is saved in the workspace database (replacing the
+/// film's previous alignment); with --jsonl it is exported one JSON object per
+/// line (`summary`, then `alignment` per dialogue line, then `block`; see
+/// docs/alignment-jsonl.md).
+///
 /// Examples:
 ///   moviegraph align --script screenplays/the-second-key/script.fountain \
 ///       --subtitles screenplays/the-second-key/subtitles.srt
 ///   moviegraph align --script S --subtitles X --eval alignment_gold.json
+///   moviegraph align --script S --subtitles X --shots keyframes.csv --store --jsonl out.jsonl
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct AlignArgs {
@@ -36,11 +43,15 @@ pub struct AlignArgs {
     /// The subtitles (SRT or WebVTT).
     #[arg(long)]
     subtitles: PathBuf,
-    /// A MovieNet shot file (`shot_txt/<id>.txt`): blocks get the keyframes
-    /// of the shots they overlap, and scene boundaries snap to cuts.
+    /// The film's shots: a MovieNet shot file (`shot_txt/<id>.txt`), a MovieNet
+    /// film folder (holding `shot_txt/`), or a keyframe manifest (`.csv` or
+    /// `.json` rows of `path,time`). Blocks get the keyframes of the shots they
+    /// overlap, and scene boundaries snap to cuts.
     #[arg(long)]
     shots: Option<PathBuf>,
-    /// The keyframe folder of --shots.
+    /// The keyframe folder of a MovieNet --shots file; for a manifest, the film
+    /// folder its paths are relative to and may not leave (default: the
+    /// manifest's folder).
     #[arg(long, requires = "shots")]
     keyframes: Option<PathBuf>,
     /// Frames per second of --shots (`24`, `24000/1001`); else video_info.json
@@ -60,6 +71,16 @@ pub struct AlignArgs {
     /// Split blocks longer than this many seconds.
     #[arg(long, default_value_t = 90)]
     block_max_s: u64,
+    /// Save the result in the workspace database: PATH, else $MOVIEGRAPH_STORE,
+    /// else moviegraph.db in the working directory.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
+    store: Option<PathBuf>,
+    /// The film's name in the store and the export (default: the script's folder name).
+    #[arg(long, value_name = "SLUG")]
+    film: Option<String>,
+    /// Write the JSONL export to this file (`-` for stdout).
+    #[arg(long, value_name = "OUT")]
+    jsonl: Option<PathBuf>,
 }
 
 /// Runs `moviegraph align`.
@@ -74,21 +95,56 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         ..AlignOptions::default()
     };
     let started = std::time::Instant::now();
-    let alignment = align(&play, &subs, &opts);
-    let mut alignment = alignment;
+    let mut alignment = align(&play, &subs, &opts);
     let elapsed = started.elapsed();
-    if let Some(shots) = &args.shots {
-        let fps = match &args.fps {
-            Some(text) => Some(
-                FrameRate::parse(text)
-                    .with_context(|| format!("--fps {text}: not a frame rate"))?,
-            ),
-            None => None,
+    let fps = match &args.fps {
+        Some(text) => Some(
+            FrameRate::parse(text).with_context(|| format!("--fps {text}: not a frame rate"))?,
+        ),
+        None => None,
+    };
+    let shots = match &args.shots {
+        Some(path) => Some(load_shots(path, args.keyframes.as_deref(), fps)?),
+        None => None,
+    };
+    if let Some((list, _)) = &shots {
+        attach_shots(&mut alignment, list, 5, 3_000);
+    }
+    let film = match &args.film {
+        Some(slug) => slug.clone(),
+        None => folder_name(args.script.parent().unwrap_or(Path::new("."))),
+    };
+    if let Some(flag) = &args.store {
+        let flag = Some(flag.as_path()).filter(|p| !p.as_os_str().is_empty());
+        let sources = AlignmentSources {
+            script: fingerprint(&args.script)?,
+            subtitles: fingerprint(&args.subtitles)?,
+            shots: shots.as_ref().map(|(_, f)| f.clone()),
         };
-        let paths = MovieNetPaths::explicit(shots, args.keyframes.as_deref());
-        let list = ShotList::load_movienet(&paths, fps)
-            .with_context(|| format!("reading {}", shots.display()))?;
-        attach_shots(&mut alignment, &list, 5, 3_000);
+        let path = save(
+            flag,
+            &film,
+            &AlignmentRecord {
+                play: &play,
+                subtitles: &subs,
+                shots: shots.as_ref().map(|(l, _)| l),
+                alignment: &alignment,
+                sources: &sources,
+            },
+        )?;
+        tracing::info!(
+            "stored the alignment of film {film} in {} ({} blocks)",
+            path.display(),
+            alignment.blocks.len()
+        );
+    }
+    if let Some(out) = &args.jsonl {
+        let text = export::jsonl(&film, &play, &alignment);
+        if out.as_os_str() == "-" {
+            emit(&text)?;
+        } else {
+            std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
+        }
     }
     let report = match &args.eval {
         Some(path) => {
@@ -115,6 +171,69 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         emit(&out)?;
     }
     Ok(Outcome::Success)
+}
+
+/// Reads a film's shots from a MovieNet shot file or film folder, or a
+/// keyframe manifest (`.csv`/`.json`, paths confined to `keyframes` or the
+/// manifest's folder), with the fingerprint of the file read.
+pub fn load_shots(
+    path: &Path,
+    keyframes: Option<&Path>,
+    fps: Option<FrameRate>,
+) -> anyhow::Result<(ShotList, InputFile)> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let (list, file) = if matches!(ext.as_deref(), Some("csv" | "json")) {
+        let list = ShotList::load_manifest(path, keyframes, fps)
+            .with_context(|| format!("reading the keyframe manifest {}", path.display()))?;
+        (list, path.to_path_buf())
+    } else {
+        let paths = if path.is_dir() {
+            MovieNetPaths::find(path, None)
+                .with_context(|| format!("reading the shots in {}", path.display()))?
+        } else {
+            MovieNetPaths::explicit(path, keyframes)
+        };
+        let list = ShotList::load_movienet(&paths, fps)
+            .with_context(|| format!("reading {}", paths.shot_txt.display()))?;
+        (list, paths.shot_txt)
+    };
+    for d in &list.diagnostics {
+        tracing::warn!("{}:{}: {}", file.display(), d.line, d.message);
+    }
+    let print = fingerprint(&file)?;
+    Ok((list, print))
+}
+
+/// The fingerprint of an input file.
+pub fn fingerprint(path: &Path) -> anyhow::Result<InputFile> {
+    InputFile::of_file(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// Saves an alignment in the store named by `flag` (see `store::resolve_path`); returns its path.
+pub fn save(flag: Option<&Path>, film: &str, rec: &AlignmentRecord) -> anyhow::Result<PathBuf> {
+    let path = store::resolve_path(flag);
+    let db = Store::open(&path)?;
+    db.save_alignment(film, rec)
+        .with_context(|| format!("saving the alignment of film {film}"))?;
+    Ok(path)
+}
+
+/// The name of a folder (after resolving `.` and links), used as a film's slug.
+pub fn folder_name(dir: &Path) -> String {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    dir.canonicalize()
+        .ok()
+        .as_deref()
+        .and_then(Path::file_name)
+        .or_else(|| dir.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
 }
 
 fn time(ms: Option<u64>) -> String {

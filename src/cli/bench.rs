@@ -226,6 +226,28 @@ fn measure(min: Duration, mut f: impl FnMut()) -> Duration {
     samples[samples.len() / 2]
 }
 
+/// CPU time this thread has run, from Linux's `/proc/thread-self/schedstat`
+/// (nanoseconds on a CPU); `None` elsewhere. Unlike wall time it does not grow
+/// while other processes hold the CPU, so figures stay comparable on a busy machine.
+fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// Median CPU time of `f` over `runs` runs (after one warm-up), when the platform reports it.
+fn measure_cpu(runs: usize, mut f: impl FnMut()) -> Option<Duration> {
+    f();
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs.max(1) {
+        let before = thread_cpu()?;
+        f();
+        samples.push(thread_cpu()?.saturating_sub(before));
+    }
+    samples.sort();
+    Some(samples[samples.len() / 2])
+}
+
 const SCREENPLAIN_TIMER: &str = r#"
 import io, sys, time, statistics
 from screenplain.parsers import fountain
@@ -319,15 +341,22 @@ fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
     let t_banded = measure(Duration::from_millis(args.min_ms), || {
         std::hint::black_box(align(&play, subs, &banded_opts));
     });
-    let mut naive_samples: Vec<Duration> = (0..args.naive_runs.max(1))
+    let cpu_banded = measure_cpu(21, || {
+        std::hint::black_box(align(&play, subs, &banded_opts));
+    });
+    let mut naive_samples: Vec<(Duration, Option<Duration>)> = (0..args.naive_runs.max(1))
         .map(|_| {
             let t = Instant::now();
+            let c = thread_cpu();
             std::hint::black_box(align(&play, subs, &naive_opts));
-            t.elapsed()
+            let cpu = thread_cpu()
+                .zip(c)
+                .map(|(after, before)| after.saturating_sub(before));
+            (t.elapsed(), cpu)
         })
         .collect();
     naive_samples.sort();
-    let t_naive = naive_samples[naive_samples.len() / 2];
+    let (t_naive, cpu_naive) = naive_samples[naive_samples.len() / 2];
 
     // The DP alone, on prepared sides.
     let lines: Vec<&str> = play
@@ -368,14 +397,25 @@ fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
     );
     let _ = writeln!(
         out,
-        "{:<8} {:>12} {:>10} {:>12} {:>10} {:>8} {:>8}",
-        "dp", "align ms", "dp ms", "cells", "precision", "recall", "verdict"
+        "{:<8} {:>12} {:>12} {:>10} {:>12} {:>10} {:>8} {:>8}",
+        "dp", "align ms", "align cpu ms", "dp ms", "cells", "precision", "recall", "verdict"
     );
-    for (name, total, dp_ms, cells, r, a) in [
-        ("banded", t_banded, t_dp_banded, band.cells(), &rb, &banded),
+    let cpu_text =
+        |c: Option<Duration>| c.map_or_else(|| "n/a".to_owned(), |c| format!("{:.2}", ms(c)));
+    for (name, total, cpu, dp_ms, cells, r, a) in [
+        (
+            "banded",
+            t_banded,
+            cpu_banded,
+            t_dp_banded,
+            band.cells(),
+            &rb,
+            &banded,
+        ),
         (
             "naive",
             t_naive,
+            cpu_naive,
             t_dp_naive,
             (ls.len() + 1) * (cs.len() + 1),
             &rn,
@@ -384,9 +424,10 @@ fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
     ] {
         let _ = writeln!(
             out,
-            "{:<8} {:>12.2} {:>10.2} {:>12} {:>10.4} {:>8.4} {:>8}",
+            "{:<8} {:>12.2} {:>12} {:>10.2} {:>12} {:>10.4} {:>8.4} {:>8}",
             name,
             ms(total),
+            cpu_text(cpu),
             ms(dp_ms),
             cells,
             r.precision,
@@ -402,6 +443,114 @@ fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
         ms(prep),
         same_dp
     );
+    out.push_str(&hard_cases(&play, &args)?);
     emit(&out)?;
     Ok(Outcome::Success)
+}
+
+/// Accuracy on one departure from the script at a time (and all together),
+/// and the verdict on scripts that are not the film's.
+fn hard_cases(play: &screenplay::Screenplay, args: &BenchAlignArgs) -> anyhow::Result<String> {
+    use moviegraph::align::eval::evaluate;
+    use moviegraph::align::synth::{synth, SynthOptions};
+    use moviegraph::align::{align, AlignOptions};
+
+    let none = SynthOptions {
+        seed: args.seed,
+        cut: 0.0,
+        reword: 0.0,
+        merge: 0.0,
+        split: 0.0,
+        adlib: 0.0,
+        move_scene: false,
+    };
+    let cases = [
+        (
+            "rewording 60%",
+            SynthOptions {
+                reword: 0.6,
+                ..none
+            },
+        ),
+        ("cuts 20%", SynthOptions { cut: 0.2, ..none }),
+        ("ad-libs 20%", SynthOptions { adlib: 0.2, ..none }),
+        (
+            "merges+splits 30%",
+            SynthOptions {
+                merge: 0.3,
+                split: 0.3,
+                ..none
+            },
+        ),
+        (
+            "moved scene",
+            SynthOptions {
+                move_scene: true,
+                ..none
+            },
+        ),
+        (
+            "all (default mix)",
+            SynthOptions {
+                seed: args.seed,
+                ..SynthOptions::default()
+            },
+        ),
+    ];
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "hard cases on the same script (seed {}):\n{:<18} {:>9} {:>8} {:>8} {:>8} {:>12} {:>14} {:>9}",
+        args.seed, "case", "precision", "recall", "cut ok", "adlib ok", "timing mean", "timing median", "verdict"
+    );
+    for (label, opts) in cases {
+        let case = synth(play, &opts);
+        let a = align(play, &case.subtitles, &AlignOptions::default());
+        let r = evaluate(&a, &case.gold, &case.subtitles);
+        let _ = writeln!(
+            out,
+            "{:<18} {:>9.4} {:>8.4} {:>8.4} {:>8.4} {:>9.0} ms {:>11.0} ms {:>9}",
+            label,
+            r.precision,
+            r.recall,
+            r.cut_accuracy,
+            r.adlib_accuracy,
+            r.timing_mean_ms,
+            r.timing_median_ms,
+            a.summary.verdict.as_str()
+        );
+    }
+    // Unrelated script: the sample film's script against this film's subtitles,
+    // and this script against the sample film's subtitles.
+    let sample = std::path::Path::new("screenplays/the-second-key");
+    if sample.join("script.fountain").is_file() && sample.join("subtitles.srt").is_file() {
+        let sample_play = screenplay::parse_file(&sample.join("script.fountain"), None)?;
+        let sample_subs =
+            moviegraph::media::subtitles::parse_file(&sample.join("subtitles.srt"), None)?;
+        let case = synth(
+            play,
+            &SynthOptions {
+                seed: args.seed,
+                ..SynthOptions::default()
+            },
+        );
+        for (label, p, subs) in [
+            ("unrelated script", &sample_play, &case.subtitles),
+            ("unrelated subs", play, &sample_subs),
+        ] {
+            let a = align(p, subs, &AlignOptions::default());
+            let s = &a.summary;
+            let _ = writeln!(
+                out,
+                "{:<18} verdict {} (coverage before declining {:.1}%, {} anchors for {} lines; lines reported matched: {})",
+                label,
+                s.verdict.as_str(),
+                s.coverage * 100.0,
+                s.anchors,
+                s.dialogue_lines,
+                a.alignments.iter().filter(|l| !l.cues.is_empty()).count()
+            );
+        }
+    }
+    Ok(out)
 }

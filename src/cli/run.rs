@@ -5,19 +5,28 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
+use moviegraph::align::{attach_shots, AlignOptions};
+use moviegraph::media::subtitles;
 use moviegraph::screenplay::compare::compare;
 use moviegraph::screenplay::{self, Format, Screenplay};
+use moviegraph::store::{AlignmentRecord, AlignmentSources};
 
-use super::{emit, parse::summary, Outcome};
+use super::{align, emit, parse::summary, Outcome};
 
 /// Run the pipeline on a film folder with the offline defaults.
 ///
 /// FILM_DIR holds the film's screenplay as `script.fountain`, `script.fdx`
-/// and/or `script.txt` (any one is enough). Today the pipeline's first stage
-/// runs: every screenplay version present is parsed, the preferred one
-/// (Fountain, then FDX, then plain text) is summarised, and the other versions
-/// are scored against it so a broken conversion shows up at once. Later stages
-/// (alignment, graph, trees, evaluation) join this same command as they land.
+/// and/or `script.txt` (any one is enough). Every screenplay version present
+/// is parsed, the preferred one (Fountain, then FDX, then plain text) is
+/// summarised, and the other versions are scored against it so a broken
+/// conversion shows up at once.
+///
+/// When the folder also holds `subtitles.srt` or `subtitles.vtt`, the script
+/// is aligned with them and the result is saved in the workspace store. Shots
+/// come from a keyframe manifest in the folder (`keyframes.csv` or
+/// `keyframes.json`), else a MovieNet layout in `FILM_DIR/keyframes/` or in
+/// `keyframes/<film>/` beside the folder's parent (as the bundled sample has).
+/// Later stages (graph, trees, evaluation) join this same command as they land.
 ///
 /// Example:
 ///   moviegraph run screenplays/the-second-key
@@ -26,6 +35,10 @@ use super::{emit, parse::summary, Outcome};
 pub struct RunArgs {
     /// The film folder.
     film_dir: PathBuf,
+    /// The workspace database the alignment is saved in (default:
+    /// $MOVIEGRAPH_STORE, else moviegraph.db in the working directory).
+    #[arg(long, value_name = "PATH")]
+    store: Option<PathBuf>,
 }
 
 const VERSIONS: [(&str, Format); 3] = [
@@ -88,6 +101,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
+    if let Some(text) = align_stage(&args, &film, primary)? {
+        out.push_str(&text);
+    }
     let _ = writeln!(
         out,
         "next: `moviegraph parse {}/script.txt --against {}/script.fountain` for the full comparison",
@@ -99,11 +115,106 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
 }
 
 fn film_name(dir: &Path) -> String {
-    dir.canonicalize()
-        .ok()
-        .as_deref()
-        .and_then(Path::file_name)
-        .or_else(|| dir.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| dir.display().to_string())
+    align::folder_name(dir)
+}
+
+/// The film's shots: a manifest in the folder, else a MovieNet layout.
+fn find_shots(dir: &Path, film: &str) -> Option<PathBuf> {
+    for name in ["keyframes.csv", "keyframes.json"] {
+        let path = dir.join(name);
+        if path.is_file() {
+            return Some(path);
+        }
+    }
+    let parent = dir.canonicalize().ok()?.parent()?.parent()?.to_path_buf();
+    [dir.join("keyframes"), parent.join("keyframes").join(film)]
+        .into_iter()
+        .find(|d| d.join("shot_txt").is_dir())
+}
+
+/// Aligns the primary script with the folder's subtitles, when it has any,
+/// saves the result and returns a short summary.
+fn align_stage(args: &RunArgs, film: &str, play: &Screenplay) -> anyhow::Result<Option<String>> {
+    let dir = &args.film_dir;
+    let Some(subs_path) = ["subtitles.srt", "subtitles.vtt"]
+        .into_iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+    else {
+        return Ok(None);
+    };
+    let script_path = play
+        .source
+        .clone()
+        .context("the parsed screenplay has no file")?;
+    tracing::info!("aligning with {}", subs_path.display());
+    let subs = subtitles::parse_file(&subs_path, None)
+        .with_context(|| format!("stage align, film {film}"))?;
+    let started = std::time::Instant::now();
+    let mut alignment = moviegraph::align::align(play, &subs, &AlignOptions::default());
+    let elapsed = started.elapsed();
+    let shots = match find_shots(dir, film) {
+        Some(path) => Some(
+            align::load_shots(&path, None, None)
+                .with_context(|| format!("stage align, film {film}"))?,
+        ),
+        None => None,
+    };
+    if let Some((list, _)) = &shots {
+        attach_shots(&mut alignment, list, 5, 3_000);
+    }
+    let sources = AlignmentSources {
+        script: align::fingerprint(&script_path)?,
+        subtitles: align::fingerprint(&subs_path)?,
+        shots: shots.as_ref().map(|(_, f)| f.clone()),
+    };
+    let db = align::save(
+        args.store.as_deref(),
+        film,
+        &AlignmentRecord {
+            play,
+            subtitles: &subs,
+            shots: shots.as_ref().map(|(l, _)| l),
+            alignment: &alignment,
+            sources: &sources,
+        },
+    )?;
+    let s = &alignment.summary;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "stage align: {} ({} of {} dialogue lines matched to {} cues, coverage {:.1} %, mean confidence {:.3}, {:.1} ms)",
+        s.verdict.as_str(),
+        s.matched,
+        s.dialogue_lines,
+        s.cues,
+        s.coverage * 100.0,
+        s.mean_confidence,
+        elapsed.as_secs_f64() * 1e3
+    );
+    let timed = alignment
+        .blocks
+        .iter()
+        .filter(|b| b.start_ms.is_some())
+        .count();
+    let keyframes = match &shots {
+        Some((list, f)) => format!(
+            "{} shots from {}, {} keyframes attached",
+            list.shots.len(),
+            f.path,
+            alignment
+                .blocks
+                .iter()
+                .map(|b| b.keyframes.len())
+                .sum::<usize>()
+        ),
+        None => "no shots found".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "  {} blocks ({timed} timed), {keyframes}; saved as film {film} in {}",
+        alignment.blocks.len(),
+        db.display()
+    );
+    Ok(Some(out))
 }

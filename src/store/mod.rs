@@ -1,7 +1,7 @@
 //! The workspace store: one SQLite database per workspace (DESIGN.md §6).
 //!
 //! The store is the only module that knows SQL. It opens the database in WAL mode
-//! with foreign keys on, applies the migrations in [`migrate`], and offers typed
+//! with foreign keys on, applies the migrations in `migrate`, and offers typed
 //! reads and writes per pipeline stage in sibling files (one file per stage, so
 //! stages do not share tables by accident).
 //!
@@ -9,6 +9,7 @@
 //! alignment) is committed before the caller moves on, so a killed process loses
 //! at most the item it was working on.
 
+mod align;
 mod films;
 mod migrate;
 
@@ -17,6 +18,9 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+pub use align::{
+    AlignmentRecord, AlignmentSources, InputFile, StoredAlignment, StoredBlock, StoredElement,
+};
 pub use films::FilmId;
 pub use migrate::{Migration, MIGRATIONS};
 
