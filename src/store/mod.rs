@@ -9,6 +9,7 @@
 //! alignment) is committed before the caller moves on, so a killed process loses
 //! at most the item it was working on.
 
+mod eval;
 mod films;
 mod migrate;
 
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+pub use eval::{EvalAnswer, EvalRun};
 pub use films::FilmId;
 pub use migrate::{Migration, MIGRATIONS};
 
