@@ -474,28 +474,60 @@ fn bench_eval(args: BenchEvalArgs) -> anyhow::Result<Outcome> {
             answers.extend(walk.answers);
         }
         store.record_eval_answers(&run.id, &answers)?;
-        let full = |resamples: usize| -> anyhow::Result<usize> {
-            let loaded = load_run(&store, &run.id)?;
-            let metrics = vec![compute(&loaded, BootstrapSettings { resamples, seed: 0 })];
-            Ok(report::table(&metrics).len()
-                + report::json(&metrics).len()
-                + report::csv(&metrics).len())
+        let load = || load_run(&store, &run.id);
+        let loaded = load()?;
+        let render = |metrics: &[moviegraph::eval::metrics::RunMetrics]| {
+            report::table(metrics).len() + report::json(metrics).len() + report::csv(metrics).len()
         };
-        let mut size = 0;
+        let min = Duration::from_millis(args.min_ms);
         let mut failure = None;
-        let mut time = |resamples: usize| {
-            measure(Duration::from_millis(args.min_ms), || {
-                match full(resamples) {
-                    Ok(n) => size = n,
-                    Err(err) => failure = Some(err),
-                }
-            })
-        };
-        let with = time(args.bootstrap);
-        let without = time(0);
+        let mut size = 0;
+        let full = time_cpu(min, || match load() {
+            Ok(loaded) => {
+                size = render(&[compute(
+                    &loaded,
+                    BootstrapSettings {
+                        resamples: args.bootstrap,
+                        seed: 0,
+                    },
+                )]);
+            }
+            Err(err) => failure = Some(err),
+        });
         if let Some(err) = failure {
-            return Err(err);
+            return Err(err.into());
         }
+        let load_only = time_cpu(min, || {
+            let _ = load();
+        });
+        let with = time_cpu(min, || {
+            let _ = compute(
+                &loaded,
+                BootstrapSettings {
+                    resamples: args.bootstrap,
+                    seed: 0,
+                },
+            );
+        });
+        let without = time_cpu(min, || {
+            let _ = compute(
+                &loaded,
+                BootstrapSettings {
+                    resamples: 0,
+                    seed: 0,
+                },
+            );
+        });
+        let metrics = [compute(
+            &loaded,
+            BootstrapSettings {
+                resamples: args.bootstrap,
+                seed: 0,
+            },
+        )];
+        let render_only = time_cpu(min, || {
+            let _ = render(&metrics);
+        });
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -505,28 +537,72 @@ fn bench_eval(args: BenchEvalArgs) -> anyhow::Result<Outcome> {
         );
         let _ = writeln!(
             out,
-            "full report, {} bootstrap resamples: {:>8.1} ms (median)",
-            args.bootstrap,
-            with.as_secs_f64() * 1e3
+            "{:<46} {:>12} {:>12}",
+            "median of each step", "wall ms", "CPU ms"
         );
-        let _ = writeln!(
-            out,
-            "same report, no bootstrap:        {:>8.1} ms (median)",
-            without.as_secs_f64() * 1e3
-        );
+        let row = |label: String, (wall, cpu): (Duration, Option<Duration>)| {
+            format!(
+                "{label:<46} {:>12.1} {:>12}\n",
+                wall.as_secs_f64() * 1e3,
+                cpu.map_or_else(
+                    || "n/a".to_string(),
+                    |c| format!("{:.1}", c.as_secs_f64() * 1e3)
+                )
+            )
+        };
+        out.push_str(&row(
+            format!("full report ({} resamples)", args.bootstrap),
+            full,
+        ));
+        out.push_str(&row("  load run from the store".into(), load_only));
+        out.push_str(&row(
+            format!("  metrics, {} resamples", args.bootstrap),
+            with,
+        ));
+        out.push_str(&row("  metrics, no bootstrap (baseline)".into(), without));
+        out.push_str(&row("  render table + JSON + CSV".into(), render_only));
         let _ = writeln!(out, "report size (table + JSON + CSV): {size} bytes");
+        let cpu = full.1.unwrap_or(full.0);
         let _ = writeln!(
             out,
-            "target: under 1000 ms for 65,000 answers: {}",
-            if with < Duration::from_secs(1) {
-                "met"
-            } else {
-                "NOT met"
-            }
+            "target: full report under 1000 ms for 65,000 answers: {} ({:.1} ms CPU; wall time includes waiting for a shared CPU)",
+            if cpu < Duration::from_secs(1) { "met" } else { "NOT met" },
+            cpu.as_secs_f64() * 1e3
         );
         Ok(out)
     })();
     let _ = std::fs::remove_dir_all(&dir);
     emit(&result?)?;
     Ok(Outcome::Success)
+}
+
+/// Medians of wall time and of this thread's CPU time (Linux; `None` elsewhere), which
+/// separates the work from time spent waiting for a CPU on a loaded machine.
+fn time_cpu(min: Duration, mut f: impl FnMut()) -> (Duration, Option<Duration>) {
+    f();
+    let mut walls = Vec::new();
+    let mut cpus = Vec::new();
+    let start = Instant::now();
+    while walls.len() < 5 || start.elapsed() < min {
+        let (t, c) = (Instant::now(), thread_cpu());
+        f();
+        walls.push(t.elapsed());
+        if let (Some(before), Some(after)) = (c, thread_cpu()) {
+            cpus.push(after.saturating_sub(before));
+        }
+        if walls.len() >= 1000 {
+            break;
+        }
+    }
+    walls.sort();
+    cpus.sort();
+    let cpu = (cpus.len() == walls.len()).then(|| cpus[cpus.len() / 2]);
+    (walls[walls.len() / 2], cpu)
+}
+
+/// This thread's time on a CPU, from `/proc/thread-self/schedstat` (nanoseconds).
+fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
 }

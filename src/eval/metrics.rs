@@ -21,7 +21,7 @@ use super::parse::Parsed;
 use super::protocol::LoadedRun;
 use super::score::NO_JUDGE_LABEL;
 use super::subject::SplitMix64;
-use crate::trees::schema::{Format, Node};
+use crate::trees::schema::{Format, Node, QuestionType};
 
 /// Bootstrap settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +145,79 @@ fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
+/// A group of answers (or trees), by borrowed parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum CellKey<'a> {
+    All,
+    Phase(u8),
+    Format(Format),
+    Type(QuestionType),
+    Depth(u32),
+    Category(&'a str, &'a str),
+    Film(&'a str),
+    Group(u8),
+    Ccf(u32),
+    Rds,
+    Crs,
+}
+
+impl CellKey<'_> {
+    /// Section and key as reports show them.
+    fn name(self) -> (&'static str, String) {
+        match self {
+            CellKey::All => ("all", "all".into()),
+            CellKey::Phase(p) => ("phase", p.to_string()),
+            CellKey::Format(f) => ("format", f.as_str().into()),
+            CellKey::Type(t) => ("type", t.as_str().into()),
+            CellKey::Depth(d) => ("depth", d.to_string()),
+            CellKey::Category(l1, l2) => ("category", format!("{l1} / {l2}")),
+            CellKey::Film(f) => ("film", f.to_string()),
+            CellKey::Group(g) => ("group_level", format!("L{g}")),
+            CellKey::Ccf(d) => ("ccf", d.to_string()),
+            CellKey::Rds => ("tree", "RDS".into()),
+            CellKey::Crs => ("tree", "CRS".into()),
+        }
+    }
+}
+
+/// The Fx hash (rustc's): the report's maps are keyed by short ids and small enums,
+/// where SipHash's flooding resistance buys nothing and costs a tenth of the run time.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
 struct Contribution {
     cell: u32,
     n: u32,
@@ -153,18 +226,20 @@ struct Contribution {
 }
 
 /// Computes a run's metrics.
-pub fn compute(loaded: &LoadedRun, bootstrap: BootstrapSettings) -> RunMetrics {
+pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMetrics {
     let run = &loaded.run;
-    let mut cells: Vec<(&'static str, String)> = Vec::new();
-    let mut cell_index: HashMap<(&'static str, String), u32> = HashMap::new();
-    let mut cell = |section: &'static str, key: String| -> u32 {
-        *cell_index.entry((section, key.clone())).or_insert_with(|| {
-            cells.push((section, key));
+    // Cells are keyed by borrowed parts while counting (no allocation per answer) and
+    // named once at the end.
+    let mut cells: Vec<CellKey<'a>> = Vec::new();
+    let mut cell_index: FxMap<CellKey<'a>, u32> = FxMap::default();
+    let mut cell = |key: CellKey<'a>| -> u32 {
+        *cell_index.entry(key).or_insert_with(|| {
+            cells.push(key);
             (cells.len() - 1) as u32
         })
     };
 
-    let mut answers_by_tree: HashMap<&str, Vec<&crate::store::EvalAnswer>> = HashMap::new();
+    let mut answers_by_tree: FxMap<&str, Vec<&crate::store::EvalAnswer>> = FxMap::default();
     for answer in &loaded.answers {
         answers_by_tree
             .entry(answer.tree_id.as_str())
@@ -186,20 +261,27 @@ pub fn compute(loaded: &LoadedRun, bootstrap: BootstrapSettings) -> RunMetrics {
             continue;
         };
         trees_answered += 1;
-        let nodes: HashMap<&str, &Node> = tree.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        let nodes: FxMap<&str, &Node> = tree.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
         let start = contributions.len();
         // Per-tree sums per cell, merged so each tree adds one contribution per cell.
-        let mut sums: BTreeMap<u32, (u32, f64, f64)> = BTreeMap::new();
+        let mut sums: Vec<(u32, u32, f64, f64)> = Vec::new();
         let mut add = |c: u32, correct: bool, score: f64| {
-            let e = sums.entry(c).or_insert((0, 0.0, 0.0));
-            e.0 += 1;
-            e.1 += f64::from(u8::from(correct));
-            e.2 += score;
+            let at = match sums.iter().position(|e| e.0 == c) {
+                Some(at) => at,
+                None => {
+                    sums.push((c, 0, 0.0, 0.0));
+                    sums.len() - 1
+                }
+            };
+            let e = &mut sums[at];
+            e.1 += 1;
+            e.2 += f64::from(u8::from(correct));
+            e.3 += score;
         };
         let mut path_len = 0u32;
         let mut weighted = 0.0;
         let mut crs = (0u32, 0.0, 0.0);
-        let correct_of: HashMap<&str, bool> = answers
+        let correct_of: FxMap<&str, bool> = answers
             .iter()
             .map(|a| (a.node_id.as_str(), a.correct))
             .collect();
@@ -209,25 +291,25 @@ pub fn compute(loaded: &LoadedRun, bootstrap: BootstrapSettings) -> RunMetrics {
             };
             answers_total += 1;
             let (c, s) = (answer.correct, answer.score);
-            add(cell("all", "all".into()), c, s);
-            add(cell("phase", answer.phase.to_string()), c, s);
-            add(cell("format", node.format.as_str().into()), c, s);
-            add(cell("type", node.question_type.as_str().into()), c, s);
-            add(cell("depth", node.depth.to_string()), c, s);
+            add(cell(CellKey::All), c, s);
+            add(cell(CellKey::Phase(answer.phase)), c, s);
+            add(cell(CellKey::Format(node.format)), c, s);
+            add(cell(CellKey::Type(node.question_type)), c, s);
+            add(cell(CellKey::Depth(node.depth)), c, s);
             add(
-                cell(
-                    "category",
-                    format!("{} / {}", node.category.level1, node.category.level2),
-                ),
+                cell(CellKey::Category(
+                    &node.category.level1,
+                    &node.category.level2,
+                )),
                 c,
                 s,
             );
-            add(cell("film", tree.film.clone()), c, s);
+            add(cell(CellKey::Film(&tree.film)), c, s);
             if let Some(level) = node.tags.group_level {
-                add(cell("group_level", format!("L{level}")), c, s);
+                add(cell(CellKey::Group(level)), c, s);
             }
             if answer.phase == 1 {
-                add(cell("ccf", node.depth.to_string()), c, s);
+                add(cell(CellKey::Ccf(node.depth)), c, s);
                 path_len += 1;
                 if c {
                     weighted += f64::from(node.depth);
@@ -275,21 +357,23 @@ pub fn compute(loaded: &LoadedRun, bootstrap: BootstrapSettings) -> RunMetrics {
             }
         }
         let max_depth = tree.max_depth().max(1);
-        let rds_cell = cell("tree", "RDS".into());
-        sums.insert(
-            rds_cell,
-            (1, f64::from(path_len), weighted / f64::from(max_depth)),
-        );
+        sums.push((
+            cell(CellKey::Rds),
+            1,
+            f64::from(path_len),
+            weighted / f64::from(max_depth),
+        ));
         if crs.0 > 0 {
-            let crs_cell = cell("tree", "CRS".into());
-            sums.insert(
-                crs_cell,
-                (1, crs.1 / f64::from(crs.0), crs.2 / f64::from(crs.0)),
-            );
+            sums.push((
+                cell(CellKey::Crs),
+                1,
+                crs.1 / f64::from(crs.0),
+                crs.2 / f64::from(crs.0),
+            ));
         }
         contributions.extend(
             sums.into_iter()
-                .map(|(cell, (n, first, second))| Contribution {
+                .map(|(cell, n, first, second)| Contribution {
                     cell,
                     n,
                     first,
@@ -312,15 +396,25 @@ pub fn compute(loaded: &LoadedRun, bootstrap: BootstrapSettings) -> RunMetrics {
     if !spans.is_empty() {
         let mut rng = SplitMix64::new(bootstrap.seed ^ 0x6d6f_7669_6567_7261);
         let mut acc = vec![(0u64, 0.0f64, 0.0f64); n_cells];
+        let mut weights = vec![0u32; spans.len()];
         for _ in 0..bootstrap.resamples {
             acc.iter_mut().for_each(|a| *a = (0, 0.0, 0.0));
+            weights.iter_mut().for_each(|w| *w = 0);
+            // Draw the resample as a count per tree, then add each drawn tree's sums
+            // once, times its count: a third of the trees are not drawn at all.
             for _ in 0..spans.len() {
-                let (start, end) = spans[rng.below(spans.len())];
+                weights[rng.below(spans.len())] += 1;
+            }
+            for (&(start, end), &w) in spans.iter().zip(&weights) {
+                if w == 0 {
+                    continue;
+                }
+                let wf = f64::from(w);
                 for c in &contributions[start..end] {
                     let a = &mut acc[c.cell as usize];
-                    a.0 += u64::from(c.n);
-                    a.1 += c.first;
-                    a.2 += c.second;
+                    a.0 += u64::from(c.n * w);
+                    a.1 += c.first * wf;
+                    a.2 += c.second * wf;
                 }
             }
             for (i, a) in acc.iter().enumerate() {
@@ -335,18 +429,19 @@ pub fn compute(loaded: &LoadedRun, bootstrap: BootstrapSettings) -> RunMetrics {
     let mut figures: Vec<Figure> = cells
         .iter()
         .enumerate()
-        .map(|(i, (section, key))| {
+        .map(|(i, key)| {
+            let (section, key) = key.name();
             let (n, first, second) = total[i];
             let mean_first = first / n.max(1) as f64;
             let mean_second = second / n.max(1) as f64;
-            let (first_name, second_name) = match (*section, key.as_str()) {
+            let (first_name, second_name) = match (section, key.as_str()) {
                 ("tree", "RDS") => ("RDS", "weighted_RDS"),
                 ("tree", _) => ("CRS", "CRS_score"),
                 _ => ("accuracy", "score"),
             };
             Figure {
                 section,
-                key: key.clone(),
+                key,
                 n: n as usize,
                 first_name,
                 first: interval(mean_first, &mut samples_first[i]),

@@ -165,16 +165,30 @@ impl Store {
 
     /// The run's answers, by tree (run order) then conversation position.
     pub fn eval_answers(&self, run_id: &str) -> Result<Vec<EvalAnswer>, StoreError> {
+        let err = |source| self.sql_error(source);
+        let mut order: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT tree_id, ord FROM eval_trees WHERE run_id = ?1")
+                .map_err(err)?;
+            let rows = stmt
+                .query_map([run_id], |row| Ok((row.get(0)?, row.get(1)?)))
+                .map_err(err)?;
+            for row in rows {
+                let (tree, ord) = row.map_err(err)?;
+                order.insert(tree, ord);
+            }
+        }
+        // Sorted here rather than by SQL: an ORDER BY over a join of wide rows makes
+        // SQLite spill its sorter to temporary files, several times slower for a large run.
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT a.tree_id, a.node_id, a.phase, a.seq, a.raw, a.parsed, a.correct,
-                        a.score, a.rouge, a.judge
-                 FROM eval_answers a JOIN eval_trees t
-                   ON t.run_id = a.run_id AND t.tree_id = a.tree_id
-                 WHERE a.run_id = ?1 ORDER BY t.ord, a.seq",
+                "SELECT tree_id, node_id, phase, seq, raw, parsed, correct, score, rouge, judge
+                 FROM eval_answers WHERE run_id = ?1",
             )
-            .map_err(|source| self.sql_error(source))?;
+            .map_err(err)?;
         let rows = stmt
             .query_map([run_id], |row| {
                 Ok(EvalAnswer {
@@ -190,9 +204,10 @@ impl Store {
                     judge: row.get(9)?,
                 })
             })
-            .map_err(|source| self.sql_error(source))?;
-        rows.collect::<Result<_, _>>()
-            .map_err(|source| self.sql_error(source))
+            .map_err(err)?;
+        let mut answers = rows.collect::<Result<Vec<_>, _>>().map_err(err)?;
+        answers.sort_by_cached_key(|a| (order.get(&a.tree_id).copied().unwrap_or(i64::MAX), a.seq));
+        Ok(answers)
     }
 }
 

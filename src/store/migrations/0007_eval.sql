@@ -22,6 +22,8 @@ CREATE TABLE eval_trees (
     tree_json TEXT NOT NULL,
     PRIMARY KEY (run_id, tree_id)
 );
+-- Reading a run's trees in order walks this index instead of sorting wide rows.
+CREATE UNIQUE INDEX eval_trees_order ON eval_trees (run_id, ord);
 
 CREATE TABLE eval_answers (
     run_id  TEXT NOT NULL,
