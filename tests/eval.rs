@@ -770,3 +770,54 @@ fn the_baselines_run_offline_side_by_side() {
         "{header}"
     );
 }
+
+#[test]
+fn the_text_only_ablation_reports_the_drop() {
+    let store = Store::open_in_memory().unwrap();
+    let trees = vec![tree_one(), tree_two()];
+    block_on(run_stored(
+        &store,
+        &run_settings("with", "scripted"),
+        &trees,
+        &ScriptedSubject::new(replies()),
+        None,
+        &mut |_, _| {},
+    ))
+    .unwrap();
+    // Without keyframes the subject now misses n1 ([[B]] → n3 on the path, wrong), so
+    // T1 has n1 ✗, n3 ✗, n2 ✓, n4 ✗, n5 ✓ and the run 4/10 = 0.4 against 0.5.
+    let mut blind: Vec<((String, String), String)> = replies();
+    blind[0].1 = "[[B]]".into();
+    let mut settings = run_settings("without", "scripted");
+    settings.text_only = true;
+    block_on(run_stored(
+        &store,
+        &settings,
+        &trees,
+        &ScriptedSubject::new(blind),
+        None,
+        &mut |_, _| {},
+    ))
+    .unwrap();
+    let with = compute(
+        &load_run(&store, "with").unwrap(),
+        BootstrapSettings::default(),
+    );
+    let without = compute(
+        &load_run(&store, "without").unwrap(),
+        BootstrapSettings::default(),
+    );
+    assert!(close(fig(&without, "all", "all").1, 0.4));
+    let table = report::ablation_table(&with, &without);
+    let all = table.lines().find(|l| l.starts_with("all ")).unwrap();
+    assert!(
+        all.ends_with("0.500           0.400      +0.100"),
+        "{table}"
+    );
+    // T2 is unchanged: its group level shows no drop.
+    let level = table
+        .lines()
+        .find(|l| l.starts_with("group_level"))
+        .unwrap();
+    assert!(level.ends_with("+0.000"), "{table}");
+}

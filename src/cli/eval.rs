@@ -97,6 +97,10 @@ pub struct EvalReportArgs {
     /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
     #[arg(long)]
     store: Option<PathBuf>,
+    /// Add the text-only ablation: exactly two runs, the first with keyframes, the
+    /// second `--text-only`; prints the accuracy drop per category, level and depth.
+    #[arg(long)]
+    ablation: bool,
 }
 
 /// Runs the selected eval command.
@@ -222,7 +226,23 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
         let loaded = load_run(&store, id)?;
         metrics.push(compute(&loaded, settings));
     }
+    if args.ablation {
+        if args.format != ReportFormat::Table {
+            bail!("--ablation prints a table; leave out --format");
+        }
+        match metrics.as_slice() {
+            [with, without] if !with.text_only && without.text_only => {}
+            _ => bail!(
+                "--ablation takes exactly two runs: one with keyframes, then one run with --text-only"
+            ),
+        }
+    }
     let text = match args.format {
+        ReportFormat::Table if args.ablation => format!(
+            "{}\n{}",
+            report::table(&metrics),
+            report::ablation_table(&metrics[0], &metrics[1])
+        ),
         ReportFormat::Table => report::table(&metrics),
         ReportFormat::Json => report::json(&metrics),
         ReportFormat::Csv => report::csv(&metrics),

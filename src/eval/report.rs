@@ -214,3 +214,36 @@ fn csv_field(text: &str) -> String {
         text.to_string()
     }
 }
+
+/// The text-only ablation: accuracy with keyframes, without, and the drop (with −
+/// without), overall and per category, group level and depth (point estimates; each
+/// run's intervals are in its own table).
+pub fn ablation_table(with: &RunMetrics, without: &RunMetrics) -> String {
+    let mut out = format!(
+        "text-only ablation: {} (keyframes shown) vs {} (text-only), accuracy\n\n",
+        with.run, without.run
+    );
+    let mut grid = vec![vec![
+        "section".to_string(),
+        "group".into(),
+        "with keyframes".into(),
+        "text-only".into(),
+        "drop".into(),
+    ]];
+    for f in with
+        .figures
+        .iter()
+        .filter(|f| matches!(f.section, "all" | "category" | "group_level" | "depth"))
+    {
+        let other = without.figure(f.section, &f.key).map(|o| o.first.mean);
+        grid.push(vec![
+            f.section.to_string(),
+            f.key.clone(),
+            format!("{:.3}", f.first.mean),
+            other.map_or_else(|| "-".into(), |o| format!("{o:.3}")),
+            other.map_or_else(|| "-".into(), |o| format!("{:+.3}", f.first.mean - o)),
+        ]);
+    }
+    render_grid(&mut out, &grid);
+    out
+}
