@@ -2,6 +2,7 @@
 
 mod align;
 mod bench;
+mod eval;
 mod parse;
 mod run;
 
@@ -36,6 +37,9 @@ enum Command {
     Align(align::AlignArgs),
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Two-phase evaluation of a subject on question trees, and its reports.
+    #[command(subcommand)]
+    Eval(eval::EvalCommand),
 }
 
 /// Outcome of a command that ran to completion: did its checks pass?
@@ -56,6 +60,7 @@ pub fn main() -> ExitCode {
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
         Command::Bench(cmd) => bench::bench(cmd),
+        Command::Eval(cmd) => eval::eval(cmd),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

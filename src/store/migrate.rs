@@ -25,17 +25,15 @@ pub struct Migration {
 
 /// Every migration this build knows, in version order.
 pub const MIGRATIONS: &[Migration] = &[
-    Migration {
-        version: 1,
-        name: "films",
-        sql: include_str!("migrations/0001_films.sql"),
-    },
-    Migration {
-        version: 2,
-        name: "alignment",
-        sql: include_str!("migrations/0002_alignment.sql"),
-    },
+    migration(1, "films", include_str!("migrations/0001_films.sql")),
+    migration(2, "alignment", include_str!("migrations/0002_alignment.sql")),
+    migration(7, "eval", include_str!("migrations/0007_eval.sql")),
 ];
+
+/// One line per migration keeps the list easy to extend.
+const fn migration(version: u32, name: &'static str, sql: &'static str) -> Migration {
+    Migration { version, name, sql }
+}
 
 /// Applies the migrations the database has not seen yet.
 pub(super) fn apply(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {

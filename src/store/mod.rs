@@ -10,6 +10,7 @@
 //! at most the item it was working on.
 
 mod align;
+mod eval;
 mod films;
 mod migrate;
 
@@ -21,6 +22,7 @@ use rusqlite::Connection;
 pub use align::{
     AlignmentRecord, AlignmentSources, InputFile, StoredAlignment, StoredBlock, StoredElement,
 };
+pub use eval::{EvalAnswer, EvalRun};
 pub use films::FilmId;
 pub use migrate::{Migration, MIGRATIONS};
 

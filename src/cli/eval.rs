@@ -1,0 +1,252 @@
+//! `moviegraph eval`: run a subject on question trees, and report runs.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand, ValueEnum};
+use moviegraph::eval::metrics::{compute, BootstrapSettings};
+use moviegraph::eval::protocol::{load_run, run_stored};
+use moviegraph::eval::report;
+use moviegraph::eval::score::NO_JUDGE_LABEL;
+use moviegraph::eval::subject::{baseline, fnv1a, BASELINES};
+use moviegraph::store::{self, EvalRun, Store};
+use moviegraph::trees::jsonl::read_trees;
+use moviegraph::trees::schema::Tree;
+use moviegraph::trees::validate::{is_valid, validate};
+
+use super::{emit, Outcome};
+
+/// Two-phase evaluation: `eval run` asks, `eval report` computes the metrics.
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Run (or resume) a subject on question trees. Each tree is walked as one
+    /// conversation: phase 1 follows the subject's own answers, phase 2 asks every
+    /// unvisited node under a counterfactual premise. Every answer is stored as it
+    /// arrives; rerunning the same command resumes a stopped run without asking
+    /// anything twice.
+    ///
+    /// Offline subjects (no model, no network): random (seeded), first-option,
+    /// lexical. They are baselines, not reasoners.
+    ///
+    /// Example:
+    ///   moviegraph eval run --trees trees/the-second-key.jsonl --subject random --seed 7
+    #[command(verbatim_doc_comment)]
+    Run(EvalRunArgs),
+    /// Metrics of one or more runs side by side: accuracy and score by phase, format,
+    /// type, depth, category, film and group level; CCF per depth; RDS, weighted RDS,
+    /// CRS; dependency analysis; chosen distractor reasons; bootstrap 95% intervals.
+    ///
+    /// Example:
+    ///   moviegraph eval report random-s7-1a2b3c4d first-option-s0-1a2b3c4d
+    #[command(verbatim_doc_comment)]
+    Report(EvalReportArgs),
+}
+
+/// Options of `eval run`.
+#[derive(Debug, Args)]
+pub struct EvalRunArgs {
+    /// Tree files (`trees/<film>.jsonl`); their trees are run in file order.
+    #[arg(long = "trees", value_name = "FILE", required = true, num_args = 1..)]
+    trees: Vec<PathBuf>,
+    /// The subject: random, first-option or lexical.
+    #[arg(long)]
+    subject: String,
+    /// The judge model for open answers (without one, ROUGE-L alone scores them).
+    #[arg(long)]
+    judge: Option<String>,
+    /// The run id (default: subject, seed, text-only flag and a hash of the trees).
+    #[arg(long)]
+    run: Option<String>,
+    /// Seed of the random baseline.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Withhold keyframes (the text-only ablation).
+    #[arg(long)]
+    text_only: bool,
+    /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
+    #[arg(long)]
+    store: Option<PathBuf>,
+}
+
+/// Output forms of `eval report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Aligned text table.
+    Table,
+    /// JSON array, one object per run.
+    Json,
+    /// One figure per line.
+    Csv,
+}
+
+/// Options of `eval report`.
+#[derive(Debug, Args)]
+pub struct EvalReportArgs {
+    /// Run ids, shown side by side in this order.
+    #[arg(required = true)]
+    runs: Vec<String>,
+    /// Output form.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    format: ReportFormat,
+    /// Bootstrap resamples for the 95% intervals (0: none).
+    #[arg(long, default_value_t = 1000)]
+    bootstrap: usize,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 0)]
+    bootstrap_seed: u64,
+    /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// Add the text-only ablation: exactly two runs, the first with keyframes, the
+    /// second `--text-only`; prints the accuracy drop per category, level and depth.
+    #[arg(long)]
+    ablation: bool,
+}
+
+/// Runs the selected eval command.
+pub fn eval(cmd: EvalCommand) -> anyhow::Result<Outcome> {
+    match cmd {
+        EvalCommand::Run(args) => eval_run(args),
+        EvalCommand::Report(args) => eval_report(args),
+    }
+}
+
+fn eval_run(args: EvalRunArgs) -> anyhow::Result<Outcome> {
+    let Some(subject) = baseline(&args.subject, args.seed) else {
+        bail!(
+            "subject {:?}: model subjects run through the model layer, which this build does not \
+             have yet; the offline subjects are {}",
+            args.subject,
+            BASELINES.join(", ")
+        );
+    };
+    if let Some(judge) = &args.judge {
+        bail!(
+            "judge {judge:?}: judge models run through the model layer, which this build does not \
+             have yet; leave out --judge to score open answers by ROUGE-L alone"
+        );
+    }
+    eprintln!("open answers: {NO_JUDGE_LABEL}; every report of this run says so");
+    let mut trees: Vec<Tree> = Vec::new();
+    let mut digest = Vec::new();
+    for path in &args.trees {
+        let file_trees = read_trees(path)?;
+        let mut bad = Vec::new();
+        for tree in &file_trees {
+            let problems = validate(tree);
+            if !is_valid(&problems) {
+                bad.extend(problems.iter().map(|p| format!("{}: {p}", path.display())));
+            }
+        }
+        if !bad.is_empty() {
+            bail!(
+                "invalid trees; fix them (see `moviegraph trees validate`) before evaluating:\n{}",
+                bad.join("\n")
+            );
+        }
+        digest.extend(serde_json::to_vec(&file_trees)?);
+        trees.extend(file_trees);
+    }
+    if trees.is_empty() {
+        bail!("the tree files hold no trees");
+    }
+    let id = args.run.clone().unwrap_or_else(|| {
+        format!(
+            "{}-s{}{}-{:08x}",
+            args.subject,
+            args.seed,
+            if args.text_only { "-text" } else { "" },
+            fnv1a(&digest) as u32
+        )
+    });
+    let run = EvalRun {
+        id: id.clone(),
+        subject: subject.name().to_string(),
+        judge: None,
+        text_only: args.text_only,
+        seed: args.seed,
+        source: args
+            .trees
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    let store_path = store::resolve_path(args.store.as_deref());
+    let store = Store::open(&store_path)?;
+    let total = trees.len();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .context("starting the async runtime")?;
+    let done = runtime
+        .block_on(run_stored(
+            &store,
+            &run,
+            &trees,
+            subject.as_ref(),
+            None,
+            &mut |tree, progress| {
+                tracing::info!(
+                    "tree {}/{total} {}: {} answers so far, {} asked now",
+                    progress.trees,
+                    tree.id,
+                    progress.answers,
+                    progress.asked
+                );
+            },
+        ))
+        .with_context(|| {
+            format!(
+                "run {id} stopped; its answers so far are stored, rerun the same command to resume"
+            )
+        })?;
+    emit(&format!(
+        "run {id}: {} trees, {} answers ({} asked now, {} from an earlier start), store {}\n",
+        done.trees,
+        done.answers,
+        done.asked,
+        done.answers - done.asked,
+        store_path.display()
+    ))?;
+    Ok(Outcome::Success)
+}
+
+fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
+    let store_path = store::resolve_path(args.store.as_deref());
+    if !store_path.exists() {
+        bail!("{}: no such store", store_path.display());
+    }
+    let store = Store::open(&store_path)?;
+    let settings = BootstrapSettings {
+        resamples: args.bootstrap,
+        seed: args.bootstrap_seed,
+    };
+    let mut metrics = Vec::new();
+    for id in &args.runs {
+        let loaded = load_run(&store, id)?;
+        metrics.push(compute(&loaded, settings));
+    }
+    if args.ablation {
+        if args.format != ReportFormat::Table {
+            bail!("--ablation prints a table; leave out --format");
+        }
+        match metrics.as_slice() {
+            [with, without] if !with.text_only && without.text_only => {}
+            _ => bail!(
+                "--ablation takes exactly two runs: one with keyframes, then one run with --text-only"
+            ),
+        }
+    }
+    let text = match args.format {
+        ReportFormat::Table if args.ablation => format!(
+            "{}\n{}",
+            report::table(&metrics),
+            report::ablation_table(&metrics[0], &metrics[1])
+        ),
+        ReportFormat::Table => report::table(&metrics),
+        ReportFormat::Json => report::json(&metrics),
+        ReportFormat::Csv => report::csv(&metrics),
+    };
+    emit(&text)?;
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,512 @@
+//! Run metrics (DESIGN.md §4), computed from a run's trees and recorded answers.
+//!
+//! Per tree, with phase-1 path length L, correctness c_d of the path's answer at depth d
+//! and the tree's maximum depth D: RDS = L; weighted RDS = (1/D) Σ_{d≤L} d·c_d; CRS =
+//! mean correctness (and mean score) of the tree's phase-2 answers. Corpus RDS, weighted
+//! RDS and CRS are means over trees (CRS over trees that have phase-2 answers). CCF at
+//! depth d is the accuracy and mean score of all phase-1 answers at depth d. Breakdowns
+//! (format, type, depth, category, film, group level) pool the answers of both phases.
+//!
+//! Confidence intervals are 95% percentile intervals of a seeded cluster bootstrap over
+//! trees: each resample draws as many trees as the run has, with replacement, and
+//! recomputes every figure from the drawn trees' answers (answers within a tree are not
+//! independent, so trees are the unit). Percentiles interpolate linearly between order
+//! statistics (numpy's default). The same inputs and seed give the same intervals.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::parse::Parsed;
+use super::protocol::LoadedRun;
+use super::score::NO_JUDGE_LABEL;
+use super::subject::SplitMix64;
+use crate::trees::schema::{Format, Node, QuestionType};
+
+/// Bootstrap settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BootstrapSettings {
+    /// Resamples (0: point estimates only, intervals collapse to the estimate).
+    pub resamples: usize,
+    /// Seed of the resampling.
+    pub seed: u64,
+}
+
+impl Default for BootstrapSettings {
+    fn default() -> Self {
+        BootstrapSettings {
+            resamples: 1000,
+            seed: 0,
+        }
+    }
+}
+
+/// A figure with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The point estimate.
+    pub mean: f64,
+    /// Lower bound.
+    pub lo: f64,
+    /// Upper bound.
+    pub hi: f64,
+}
+
+/// One row of a run's figures: a group of answers (or trees) and two figures about it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figure {
+    /// What the rows of this section group by (`all`, `phase`, `format`, `type`, `depth`,
+    /// `category`, `film`, `group_level`, `ccf`, `tree`).
+    pub section: &'static str,
+    /// The group (`single`, `2`, `Theory of Mind / Belief Tracking`, `RDS`, …).
+    pub key: String,
+    /// Answers in the group (trees for section `tree`).
+    pub n: usize,
+    /// Name of the first figure (`accuracy`, `RDS`, `CRS`).
+    pub first_name: &'static str,
+    /// Accuracy (or RDS / CRS accuracy for section `tree`).
+    pub first: Estimate,
+    /// Name of the second figure (`score`, `weighted_RDS`, `CRS_score`).
+    pub second_name: &'static str,
+    /// Mean score (or weighted RDS / CRS score).
+    pub second: Estimate,
+}
+
+/// Parent/child pairs of answered nodes by the correctness of each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Dependency {
+    /// Parent right, child right.
+    pub fully_correct: usize,
+    /// Parent right, child wrong.
+    pub local_error: usize,
+    /// Parent wrong, child right.
+    pub apparent_success: usize,
+    /// Parent wrong, child wrong.
+    pub full_error: usize,
+}
+
+/// Everything a report shows about one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunMetrics {
+    /// The run id.
+    pub run: String,
+    /// The subject's name.
+    pub subject: String,
+    /// How open answers were scored (`judge: NAME` or the fallback label).
+    pub judge: String,
+    /// Keyframes withheld.
+    pub text_only: bool,
+    /// Trees in the run.
+    pub trees: usize,
+    /// Trees with at least one answer.
+    pub trees_answered: usize,
+    /// Questions in the run's trees.
+    pub questions: usize,
+    /// Answers recorded.
+    pub answers: usize,
+    /// Answers the parser could not read (scored wrong).
+    pub unparseable: usize,
+    /// Bootstrap resamples behind the intervals.
+    pub resamples: usize,
+    /// The figures, by section then key.
+    pub figures: Vec<Figure>,
+    /// Dependency analysis over parent/child pairs.
+    pub dependency: Dependency,
+    /// Wrong choice answers by the reason of the distractor they chose (`none`: a wrong
+    /// answer that chose no distractor; `unparseable`).
+    pub distractors: Vec<(String, usize)>,
+}
+
+const SECTIONS: [&str; 10] = [
+    "all",
+    "phase",
+    "format",
+    "type",
+    "depth",
+    "category",
+    "film",
+    "group_level",
+    "ccf",
+    "tree",
+];
+
+fn section_rank(section: &str) -> usize {
+    SECTIONS
+        .iter()
+        .position(|s| *s == section)
+        .unwrap_or(SECTIONS.len())
+}
+
+/// Orders keys numerically where both are numbers, else as text.
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ => a.cmp(b),
+    }
+}
+
+/// A group of answers (or trees), by borrowed parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum CellKey<'a> {
+    All,
+    Phase(u8),
+    Format(Format),
+    Type(QuestionType),
+    Depth(u32),
+    Category(&'a str, &'a str),
+    Film(&'a str),
+    Group(u8),
+    Ccf(u32),
+    Rds,
+    Crs,
+}
+
+impl CellKey<'_> {
+    /// Section and key as reports show them.
+    fn name(self) -> (&'static str, String) {
+        match self {
+            CellKey::All => ("all", "all".into()),
+            CellKey::Phase(p) => ("phase", p.to_string()),
+            CellKey::Format(f) => ("format", f.as_str().into()),
+            CellKey::Type(t) => ("type", t.as_str().into()),
+            CellKey::Depth(d) => ("depth", d.to_string()),
+            CellKey::Category(l1, l2) => ("category", format!("{l1} / {l2}")),
+            CellKey::Film(f) => ("film", f.to_string()),
+            CellKey::Group(g) => ("group_level", format!("L{g}")),
+            CellKey::Ccf(d) => ("ccf", d.to_string()),
+            CellKey::Rds => ("tree", "RDS".into()),
+            CellKey::Crs => ("tree", "CRS".into()),
+        }
+    }
+}
+
+/// The Fx hash (rustc's): the report's maps are keyed by short ids and small enums,
+/// where SipHash's flooding resistance buys nothing and costs a tenth of the run time.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
+struct Contribution {
+    cell: u32,
+    n: u32,
+    first: f64,
+    second: f64,
+}
+
+/// Computes a run's metrics.
+pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMetrics {
+    let run = &loaded.run;
+    // Cells are keyed by borrowed parts while counting (no allocation per answer) and
+    // named once at the end.
+    let mut cells: Vec<CellKey<'a>> = Vec::new();
+    let mut cell_index: FxMap<CellKey<'a>, u32> = FxMap::default();
+    let mut cell = |key: CellKey<'a>| -> u32 {
+        *cell_index.entry(key).or_insert_with(|| {
+            cells.push(key);
+            (cells.len() - 1) as u32
+        })
+    };
+
+    let mut answers_by_tree: FxMap<&str, Vec<&crate::store::EvalAnswer>> = FxMap::default();
+    for answer in &loaded.answers {
+        answers_by_tree
+            .entry(answer.tree_id.as_str())
+            .or_default()
+            .push(answer);
+    }
+
+    let mut contributions: Vec<Contribution> = Vec::new();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut dependency = Dependency::default();
+    let mut distractors: BTreeMap<String, usize> = BTreeMap::new();
+    let mut unparseable = 0;
+    let mut answers_total = 0;
+    let mut trees_answered = 0;
+    let unparseable_json = serde_json::to_string(&Parsed::Unparseable).unwrap_or_default();
+
+    for tree in &loaded.trees {
+        let Some(answers) = answers_by_tree.get(tree.id.as_str()) else {
+            continue;
+        };
+        trees_answered += 1;
+        let nodes: FxMap<&str, &Node> = tree.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        let start = contributions.len();
+        // Per-tree sums per cell, merged so each tree adds one contribution per cell.
+        let mut sums: Vec<(u32, u32, f64, f64)> = Vec::new();
+        let mut add = |c: u32, correct: bool, score: f64| {
+            let at = match sums.iter().position(|e| e.0 == c) {
+                Some(at) => at,
+                None => {
+                    sums.push((c, 0, 0.0, 0.0));
+                    sums.len() - 1
+                }
+            };
+            let e = &mut sums[at];
+            e.1 += 1;
+            e.2 += f64::from(u8::from(correct));
+            e.3 += score;
+        };
+        let mut path_len = 0u32;
+        let mut weighted = 0.0;
+        let mut crs = (0u32, 0.0, 0.0);
+        let correct_of: FxMap<&str, bool> = answers
+            .iter()
+            .map(|a| (a.node_id.as_str(), a.correct))
+            .collect();
+        for answer in answers {
+            let Some(node) = nodes.get(answer.node_id.as_str()) else {
+                continue;
+            };
+            answers_total += 1;
+            let (c, s) = (answer.correct, answer.score);
+            add(cell(CellKey::All), c, s);
+            add(cell(CellKey::Phase(answer.phase)), c, s);
+            add(cell(CellKey::Format(node.format)), c, s);
+            add(cell(CellKey::Type(node.question_type)), c, s);
+            add(cell(CellKey::Depth(node.depth)), c, s);
+            add(
+                cell(CellKey::Category(
+                    &node.category.level1,
+                    &node.category.level2,
+                )),
+                c,
+                s,
+            );
+            add(cell(CellKey::Film(&tree.film)), c, s);
+            if let Some(level) = node.tags.group_level {
+                add(cell(CellKey::Group(level)), c, s);
+            }
+            if answer.phase == 1 {
+                add(cell(CellKey::Ccf(node.depth)), c, s);
+                path_len += 1;
+                if c {
+                    weighted += f64::from(node.depth);
+                }
+            } else {
+                crs.0 += 1;
+                crs.1 += f64::from(u8::from(c));
+                crs.2 += s;
+            }
+            if let Some(parent_correct) = node
+                .parent
+                .as_deref()
+                .and_then(|p| correct_of.get(p).copied())
+            {
+                match (parent_correct, c) {
+                    (true, true) => dependency.fully_correct += 1,
+                    (true, false) => dependency.local_error += 1,
+                    (false, true) => dependency.apparent_success += 1,
+                    (false, false) => dependency.full_error += 1,
+                }
+            }
+            if answer.parsed == unparseable_json {
+                unparseable += 1;
+                if node.format != Format::Open {
+                    *distractors.entry("unparseable".into()).or_default() += 1;
+                }
+            } else if !c && node.format != Format::Open {
+                let chosen = match serde_json::from_str::<Parsed>(&answer.parsed) {
+                    Ok(Parsed::Choice(labels)) => labels,
+                    _ => Vec::new(),
+                };
+                let mut any = false;
+                for option in node
+                    .options
+                    .iter()
+                    .filter(|o| !o.correct && chosen.contains(&o.label))
+                {
+                    any = true;
+                    let reason = option.reason.map_or("unspecified", |r| r.as_str());
+                    *distractors.entry(reason.into()).or_default() += 1;
+                }
+                if !any {
+                    *distractors.entry("none".into()).or_default() += 1;
+                }
+            }
+        }
+        let max_depth = tree.max_depth().max(1);
+        sums.push((
+            cell(CellKey::Rds),
+            1,
+            f64::from(path_len),
+            weighted / f64::from(max_depth),
+        ));
+        if crs.0 > 0 {
+            sums.push((
+                cell(CellKey::Crs),
+                1,
+                crs.1 / f64::from(crs.0),
+                crs.2 / f64::from(crs.0),
+            ));
+        }
+        contributions.extend(
+            sums.into_iter()
+                .map(|(cell, n, first, second)| Contribution {
+                    cell,
+                    n,
+                    first,
+                    second,
+                }),
+        );
+        spans.push((start, contributions.len()));
+    }
+
+    let n_cells = cells.len();
+    let mut total = vec![(0u64, 0.0f64, 0.0f64); n_cells];
+    for c in &contributions {
+        let t = &mut total[c.cell as usize];
+        t.0 += u64::from(c.n);
+        t.1 += c.first;
+        t.2 += c.second;
+    }
+    let mut samples_first: Vec<Vec<f64>> = vec![Vec::with_capacity(bootstrap.resamples); n_cells];
+    let mut samples_second: Vec<Vec<f64>> = vec![Vec::with_capacity(bootstrap.resamples); n_cells];
+    if !spans.is_empty() {
+        let mut rng = SplitMix64::new(bootstrap.seed ^ 0x6d6f_7669_6567_7261);
+        let mut acc = vec![(0u64, 0.0f64, 0.0f64); n_cells];
+        let mut weights = vec![0u32; spans.len()];
+        for _ in 0..bootstrap.resamples {
+            acc.iter_mut().for_each(|a| *a = (0, 0.0, 0.0));
+            weights.iter_mut().for_each(|w| *w = 0);
+            // Draw the resample as a count per tree, then add each drawn tree's sums
+            // once, times its count: a third of the trees are not drawn at all.
+            for _ in 0..spans.len() {
+                weights[rng.below(spans.len())] += 1;
+            }
+            for (&(start, end), &w) in spans.iter().zip(&weights) {
+                if w == 0 {
+                    continue;
+                }
+                let wf = f64::from(w);
+                for c in &contributions[start..end] {
+                    let a = &mut acc[c.cell as usize];
+                    a.0 += u64::from(c.n * w);
+                    a.1 += c.first * wf;
+                    a.2 += c.second * wf;
+                }
+            }
+            for (i, a) in acc.iter().enumerate() {
+                if a.0 > 0 {
+                    samples_first[i].push(a.1 / a.0 as f64);
+                    samples_second[i].push(a.2 / a.0 as f64);
+                }
+            }
+        }
+    }
+
+    let mut figures: Vec<Figure> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, key)| {
+            let (section, key) = key.name();
+            let (n, first, second) = total[i];
+            let mean_first = first / n.max(1) as f64;
+            let mean_second = second / n.max(1) as f64;
+            let (first_name, second_name) = match (section, key.as_str()) {
+                ("tree", "RDS") => ("RDS", "weighted_RDS"),
+                ("tree", _) => ("CRS", "CRS_score"),
+                _ => ("accuracy", "score"),
+            };
+            Figure {
+                section,
+                key,
+                n: n as usize,
+                first_name,
+                first: interval(mean_first, &mut samples_first[i]),
+                second_name,
+                second: interval(mean_second, &mut samples_second[i]),
+            }
+        })
+        .collect();
+    figures.sort_by(|a, b| {
+        section_rank(a.section)
+            .cmp(&section_rank(b.section))
+            .then_with(|| key_order(&a.key, &b.key))
+    });
+
+    RunMetrics {
+        run: run.id.clone(),
+        subject: run.subject.clone(),
+        judge: run
+            .judge
+            .as_ref()
+            .map_or_else(|| NO_JUDGE_LABEL.to_string(), |j| format!("judge: {j}")),
+        text_only: run.text_only,
+        trees: loaded.trees.len(),
+        trees_answered,
+        questions: loaded.trees.iter().map(|t| t.nodes.len()).sum(),
+        answers: answers_total,
+        unparseable,
+        resamples: bootstrap.resamples,
+        figures,
+        dependency,
+        distractors: distractors.into_iter().collect(),
+    }
+}
+
+/// The estimate with the 2.5th and 97.5th percentiles of its resamples.
+fn interval(mean: f64, samples: &mut [f64]) -> Estimate {
+    if samples.is_empty() {
+        return Estimate {
+            mean,
+            lo: mean,
+            hi: mean,
+        };
+    }
+    samples.sort_by(f64::total_cmp);
+    Estimate {
+        mean,
+        lo: percentile(samples, 0.025),
+        hi: percentile(samples, 0.975),
+    }
+}
+
+/// Linear interpolation between order statistics of sorted `values`.
+pub fn percentile(values: &[f64], q: f64) -> f64 {
+    let pos = q * (values.len() - 1) as f64;
+    let below = pos.floor() as usize;
+    let above = (below + 1).min(values.len() - 1);
+    let frac = pos - below as f64;
+    values[below] + (values[above] - values[below]) * frac
+}
+
+impl RunMetrics {
+    /// The figure of `section`/`key`, if the run has it.
+    pub fn figure(&self, section: &str, key: &str) -> Option<&Figure> {
+        self.figures
+            .iter()
+            .find(|f| f.section == section && f.key == key)
+    }
+}

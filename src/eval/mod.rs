@@ -1,0 +1,30 @@
+//! Two-phase evaluation of a subject on question trees (DESIGN.md §4).
+//!
+//! - [`prompt`]: the conversation a subject sees (questions, lettered options, context,
+//!   answer-format instructions, the phase-2 premise) and the judge's rubric.
+//! - [`parse`]: the robust answer parser (an unparseable answer is kept verbatim and
+//!   scored wrong).
+//! - [`score`]: per-answer scoring, ROUGE-L as the rouge-score package computes it.
+//! - [`subject`]: the [`subject::Subject`] and [`subject::Judge`] traits, the offline
+//!   baselines (`random`, `first-option`, `lexical`) and a scripted subject for tests.
+//! - [`protocol`]: Algorithm 1: phase 1 (the dynamic path) then phase 2 (every unvisited
+//!   node as a counterfactual), one conversation per tree, resumable from recorded answers.
+//! - [`metrics`]: RDS, weighted RDS, CCF, CRS, breakdowns, dependency analysis, group
+//!   levels, with seeded cluster-bootstrap confidence intervals.
+//! - [`report`]: terminal tables, JSON and CSV, several runs side by side.
+//! - [`synth`]: synthetic trees for benchmarks and tests.
+//!
+//! Nothing here touches the network: model subjects and judges are implementations of
+//! the traits that live with the model layer.
+
+pub mod metrics;
+pub mod parse;
+pub mod prompt;
+pub mod protocol;
+pub mod report;
+pub mod score;
+pub mod subject;
+pub mod synth;
+
+#[cfg(test)]
+mod tests;

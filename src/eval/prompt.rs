@@ -1,0 +1,199 @@
+//! What the subject sees: a running conversation of system, user and assistant turns.
+//!
+//! A user turn carries one question with its context excerpt, its options with their
+//! letters, and the answer format; in phase 2 it opens with the counterfactual premise.
+//! Keyframes travel beside the text as image paths (at most [`MAX_IMAGES`]), never
+//! inside it, so a text-only run differs only in the images.
+
+use serde::{Deserialize, Serialize};
+
+use crate::trees::schema::{Format, Node, Tree, Trigger};
+
+/// Most keyframes sent with one question (DESIGN.md §3).
+pub const MAX_IMAGES: usize = 5;
+
+/// Who speaks a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Instructions for the whole conversation.
+    System,
+    /// A question.
+    User,
+    /// The subject's answer, verbatim.
+    Assistant,
+}
+
+/// One turn of the conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who speaks.
+    pub role: Role,
+    /// The text.
+    pub text: String,
+    /// Keyframe paths (workspace-relative) shown with this turn, for multimodal subjects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
+}
+
+impl Message {
+    /// A text-only turn.
+    pub fn text(role: Role, text: impl Into<String>) -> Message {
+        Message {
+            role,
+            text: text.into(),
+            images: Vec::new(),
+        }
+    }
+}
+
+/// The system prompt that opens every tree's conversation.
+pub const SYSTEM_PROMPT: &str = "You are answering questions about a film. Each question comes \
+with an excerpt of the screenplay and sometimes keyframes from the film. The questions about one \
+story form a chain: later questions may build on earlier answers. Some questions are thought \
+experiments that ask you to assume a previous answer; accept the assumption and answer the \
+question. Always end your reply with the answer in the format the question asks for.";
+
+/// Which phase a question is asked in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Phase {
+    /// The dynamic path chosen by the subject's own answers.
+    Path,
+    /// Forced exploration under a counterfactual premise.
+    Counterfactual,
+}
+
+impl Phase {
+    /// 1 or 2, as stored and reported.
+    pub fn number(self) -> u8 {
+        match self {
+            Phase::Path => 1,
+            Phase::Counterfactual => 2,
+        }
+    }
+
+    /// The phase with this number.
+    pub fn from_number(n: u8) -> Option<Phase> {
+        match n {
+            1 => Some(Phase::Path),
+            2 => Some(Phase::Counterfactual),
+            _ => None,
+        }
+    }
+}
+
+/// The answer-format instruction for a question of this format.
+pub fn format_instruction(format: Format) -> &'static str {
+    match format {
+        Format::Single => {
+            "Answer with exactly one letter in double square brackets, for example [[B]]."
+        }
+        Format::Multi => {
+            "One or more options are correct. Answer with every correct letter in double square \
+             brackets, separated by commas, for example [[A, C]]."
+        }
+        Format::Open => {
+            "Answer in one short sentence in double square brackets, for example \
+             [[She believes the key is lost.]]"
+        }
+    }
+}
+
+/// The premise a phase-2 question is asked under: the node's `premise`, else the text
+/// of its trigger option (or the parent's reference for an open parent's correct branch).
+pub fn premise_text(tree: &Tree, node: &Node) -> Option<String> {
+    if let Some(premise) = &node.premise {
+        return Some(premise.clone());
+    }
+    let parent = tree.node(node.parent.as_deref()?)?;
+    match node.trigger.as_ref()? {
+        Trigger::Option { label } => parent.option(label).map(|o| o.text.clone()),
+        Trigger::OpenCorrect => parent.reference.clone(),
+        Trigger::OpenIncorrect => None,
+    }
+}
+
+/// Renders the user turn that asks `node`: premise (phase 2), context, question,
+/// options, format. Keyframes are attached unless `text_only`.
+pub fn render_question(tree: &Tree, node: &Node, phase: Phase, text_only: bool) -> Message {
+    let mut text = String::new();
+    if phase == Phase::Counterfactual {
+        let parent_question = node
+            .parent
+            .as_deref()
+            .and_then(|id| tree.node(id))
+            .map(|p| p.question.as_str());
+        match (premise_text(tree, node), parent_question) {
+            (Some(premise), Some(question)) => text.push_str(&format!(
+                "Thought experiment. Assuming the previous answer was \"{premise}\" (to the \
+                 question \"{question}\"), answer the following question.\n\n"
+            )),
+            (None, Some(question)) => text.push_str(&format!(
+                "Thought experiment. Assuming the previous answer to the question \
+                 \"{question}\" was wrong, answer the following question.\n\n"
+            )),
+            _ => {}
+        }
+    }
+    let excerpt = node.context.excerpt.trim();
+    if !excerpt.is_empty() {
+        text.push_str("Screenplay excerpt:\n");
+        text.push_str(excerpt);
+        text.push_str("\n\n");
+    }
+    let images: Vec<String> = if text_only {
+        Vec::new()
+    } else {
+        node.context
+            .keyframes
+            .iter()
+            .take(MAX_IMAGES)
+            .cloned()
+            .collect()
+    };
+    if !images.is_empty() {
+        text.push_str(&format!(
+            "{} keyframe{} from the film {} attached.\n\n",
+            images.len(),
+            if images.len() == 1 { "" } else { "s" },
+            if images.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    text.push_str("Question: ");
+    text.push_str(node.question.trim());
+    text.push('\n');
+    for option in &node.options {
+        text.push_str(&format!("{}. {}\n", option.label, option.text.trim()));
+    }
+    text.push('\n');
+    text.push_str(format_instruction(node.format));
+    Message {
+        role: Role::User,
+        text,
+        images,
+    }
+}
+
+/// The judge's fixed rubric (asked at temperature 0 by the model layer).
+pub const JUDGE_RUBRIC: &str = "You grade a short answer to a question about a film against a \
+reference answer. Judge meaning, not wording. Score 1.0 when the answer states the same \
+mental state, cause or event as the reference; 0.5 when it is partly right (the right \
+character or event but an incomplete or imprecise reason); 0.0 when it is wrong, \
+contradicts the reference, or does not answer. Reply with the score only, in double square \
+brackets, for example [[0.5]].";
+
+/// The judge's user turn for one open answer.
+pub fn render_judge_prompt(question: &str, reference: &str, answer: &str) -> Vec<Message> {
+    vec![
+        Message::text(Role::System, JUDGE_RUBRIC),
+        Message::text(
+            Role::User,
+            format!(
+                "Question: {}\nReference answer: {}\nAnswer to grade: {}",
+                question.trim(),
+                reference.trim(),
+                answer.trim()
+            ),
+        ),
+    ]
+}

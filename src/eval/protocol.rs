@@ -1,0 +1,426 @@
+//! The two-phase protocol (DESIGN.md §4, the paper's Algorithm 1), one continuous
+//! conversation per tree.
+//!
+//! Phase 1 starts at the root and follows the subject's own answers: after a correct
+//! answer, the child of the (first) correct option that has one (`open`: the
+//! `correct` branch); after a wrong one, the child of the chosen option (`multi`: the
+//! first chosen distractor; `open`: the `incorrect` branch). It stops where that option
+//! has no child, and where a wrong answer chose no distractor at all (unparseable, or a
+//! strict subset of the correct set), since no branch of the tree follows from it.
+//! Phase 2 then asks every node not on the path, by depth then file order, under the
+//! premise that its parent's answer was its trigger.
+//!
+//! Resuming: every answer is recorded as it arrives. A resumed tree replays its
+//! conversation from the recorded replies (the protocol is deterministic given the
+//! replies, so the conversation is rebuilt exactly) and asks only what is missing.
+
+use std::collections::{HashMap, HashSet};
+
+use super::parse::{parse_answer, Parsed};
+use super::prompt::{render_question, Message, Phase, Role, SYSTEM_PROMPT};
+use super::score::{score_choice, score_open, Scored};
+use super::subject::{Ask, Judge, QuestionView, Subject, SubjectError};
+use crate::store::{EvalAnswer, EvalRun, Store, StoreError};
+use crate::trees::schema::{Format, Node, Tree};
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtocolError {
+    /// The subject failed; the answers before it are recorded.
+    #[error("subject failed on {tree}/{node}: {source}")]
+    Subject {
+        /// The tree.
+        tree: String,
+        /// The node.
+        node: String,
+        /// What the subject said.
+        source: SubjectError,
+    },
+    /// The judge failed; the answers before it are recorded.
+    #[error("judge failed on {tree}/{node}: {source}")]
+    Judge {
+        /// The tree.
+        tree: String,
+        /// The node.
+        node: String,
+        /// What the judge said.
+        source: SubjectError,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A tree is broken or does not match what the run recorded.
+    #[error("tree {tree}: {message}")]
+    Tree {
+        /// The tree.
+        tree: String,
+        /// The problem.
+        message: String,
+    },
+    /// The run exists with other settings or other trees.
+    #[error("run {run}: {message}")]
+    Mismatch {
+        /// The run id.
+        run: String,
+        /// What differs.
+        message: String,
+    },
+}
+
+/// Settings of one walk.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WalkSettings {
+    /// Withhold keyframes.
+    pub text_only: bool,
+}
+
+/// One tree's walk: every answer in conversation order and how many were new.
+#[derive(Debug, Clone)]
+pub struct TreeWalk {
+    /// The answers, phase 1 then phase 2.
+    pub answers: Vec<EvalAnswer>,
+    /// How many the subject was asked for in this walk (the rest were replayed).
+    pub asked: usize,
+    /// The full conversation.
+    pub conversation: Vec<Message>,
+}
+
+/// Walks one tree: phase 1, then phase 2. `prior` holds recorded answers of this tree
+/// by node id; `record` is called with each new answer before the walk moves on.
+pub async fn walk_tree(
+    tree: &Tree,
+    subject: &dyn Subject,
+    judge: Option<&dyn Judge>,
+    settings: WalkSettings,
+    prior: &HashMap<String, EvalAnswer>,
+    record: &mut dyn FnMut(&EvalAnswer) -> Result<(), StoreError>,
+) -> Result<TreeWalk, ProtocolError> {
+    let mut walk = TreeWalk {
+        answers: Vec::new(),
+        asked: 0,
+        conversation: vec![Message::text(Role::System, SYSTEM_PROMPT)],
+    };
+    let Some(root) = tree.root() else {
+        return Ok(walk);
+    };
+    let mut visited: HashSet<&str> = HashSet::new();
+    let mut current = Some(root);
+    while let Some(node) = current {
+        if !visited.insert(node.id.as_str()) {
+            return Err(tree_error(
+                tree,
+                format!("node {} is reached twice", node.id),
+            ));
+        }
+        let (parsed, answer) = ask(
+            tree,
+            node,
+            Phase::Path,
+            subject,
+            judge,
+            settings,
+            prior,
+            record,
+            &mut walk,
+        )
+        .await?;
+        current = match next_on_path(node, &parsed, answer.correct) {
+            Some(id) => Some(tree.node(id).ok_or_else(|| {
+                tree_error(tree, format!("node {} leads to missing node {id}", node.id))
+            })?),
+            None => None,
+        };
+    }
+    let mut rest: Vec<(usize, &Node)> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !visited.contains(n.id.as_str()))
+        .collect();
+    rest.sort_by_key(|&(index, node)| (node.depth, index));
+    for (_, node) in rest {
+        ask(
+            tree,
+            node,
+            Phase::Counterfactual,
+            subject,
+            judge,
+            settings,
+            prior,
+            record,
+            &mut walk,
+        )
+        .await?;
+    }
+    Ok(walk)
+}
+
+/// The next node of phase 1 after `node` was answered.
+pub fn next_on_path<'a>(node: &'a Node, parsed: &Parsed, correct: bool) -> Option<&'a str> {
+    match node.format {
+        Format::Open => {
+            if correct {
+                node.open_branches.correct.as_deref()
+            } else {
+                node.open_branches.incorrect.as_deref()
+            }
+        }
+        Format::Single | Format::Multi => {
+            if correct {
+                node.options
+                    .iter()
+                    .find(|o| o.correct && o.child.is_some())
+                    .and_then(|o| o.child.as_deref())
+            } else {
+                let Parsed::Choice(chosen) = parsed else {
+                    return None;
+                };
+                node.options
+                    .iter()
+                    .find(|o| !o.correct && chosen.contains(&o.label))
+                    .and_then(|o| o.child.as_deref())
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn ask(
+    tree: &Tree,
+    node: &Node,
+    phase: Phase,
+    subject: &dyn Subject,
+    judge: Option<&dyn Judge>,
+    settings: WalkSettings,
+    prior: &HashMap<String, EvalAnswer>,
+    record: &mut dyn FnMut(&EvalAnswer) -> Result<(), StoreError>,
+    walk: &mut TreeWalk,
+) -> Result<(Parsed, EvalAnswer), ProtocolError> {
+    walk.conversation
+        .push(render_question(tree, node, phase, settings.text_only));
+    let seq = walk.answers.len() as u32;
+    let answer = if let Some(stored) = prior.get(&node.id) {
+        if stored.phase != phase.number() || stored.seq != seq {
+            return Err(tree_error(
+                tree,
+                format!(
+                    "recorded answer to {} (phase {}, position {}) does not fit the walk \
+                     (phase {}, position {seq}); the tree changed since the run began",
+                    node.id,
+                    stored.phase,
+                    stored.seq,
+                    phase.number()
+                ),
+            ));
+        }
+        stored.clone()
+    } else {
+        let view = QuestionView::of(node);
+        let raw = subject
+            .answer(&Ask {
+                tree_id: &tree.id,
+                node_id: &node.id,
+                phase,
+                conversation: &walk.conversation,
+                question: &view,
+            })
+            .await
+            .map_err(|source| ProtocolError::Subject {
+                tree: tree.id.clone(),
+                node: node.id.clone(),
+                source,
+            })?;
+        walk.asked += 1;
+        let labels: Vec<&str> = node.options.iter().map(|o| o.label.as_str()).collect();
+        let parsed = parse_answer(node.format, &labels, &raw);
+        let scored = score_node(tree, node, &parsed, judge).await?;
+        let answer = EvalAnswer {
+            tree_id: tree.id.clone(),
+            node_id: node.id.clone(),
+            phase: phase.number(),
+            seq,
+            parsed: serde_json::to_string(&parsed).unwrap_or_default(),
+            raw,
+            correct: scored.correct,
+            score: scored.score,
+            rouge: scored.rouge,
+            judge: scored.judge,
+        };
+        record(&answer)?;
+        answer
+    };
+    let parsed: Parsed = serde_json::from_str(&answer.parsed).unwrap_or(Parsed::Unparseable);
+    walk.conversation
+        .push(Message::text(Role::Assistant, answer.raw.clone()));
+    walk.answers.push(answer.clone());
+    Ok((parsed, answer))
+}
+
+async fn score_node(
+    tree: &Tree,
+    node: &Node,
+    parsed: &Parsed,
+    judge: Option<&dyn Judge>,
+) -> Result<Scored, ProtocolError> {
+    if node.format != Format::Open {
+        return Ok(score_choice(node, parsed));
+    }
+    let reference = node.reference.as_deref().unwrap_or("");
+    let grade = match (judge, parsed) {
+        (Some(judge), Parsed::Open(text)) => Some(
+            judge
+                .grade(&node.question, reference, text)
+                .await
+                .map_err(|source| ProtocolError::Judge {
+                    tree: tree.id.clone(),
+                    node: node.id.clone(),
+                    source,
+                })?,
+        ),
+        _ => None,
+    };
+    Ok(score_open(parsed, reference, grade))
+}
+
+fn tree_error(tree: &Tree, message: String) -> ProtocolError {
+    ProtocolError::Tree {
+        tree: tree.id.clone(),
+        message,
+    }
+}
+
+/// What a stored run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunProgress {
+    /// Trees walked to the end.
+    pub trees: usize,
+    /// Answers recorded in all (replayed and new).
+    pub answers: usize,
+    /// Questions the subject was asked in this invocation.
+    pub asked: usize,
+}
+
+/// Runs (or resumes) `run` on `trees` in the store: creates the run on first use,
+/// refuses to resume with other settings or trees, walks every tree in order, and
+/// records each answer as it arrives. `progress` is called after each tree.
+pub async fn run_stored(
+    store: &Store,
+    run: &EvalRun,
+    trees: &[Tree],
+    subject: &dyn Subject,
+    judge: Option<&dyn Judge>,
+    progress: &mut dyn FnMut(&Tree, &RunProgress),
+) -> Result<RunProgress, ProtocolError> {
+    let mismatch = |message: String| ProtocolError::Mismatch {
+        run: run.id.clone(),
+        message,
+    };
+    let jsons: Vec<(String, String, String)> = trees
+        .iter()
+        .map(|t| {
+            (
+                t.id.clone(),
+                t.film.clone(),
+                serde_json::to_string(t).unwrap_or_default(),
+            )
+        })
+        .collect();
+    match store.eval_run(&run.id)? {
+        Some(existing) => {
+            if existing.subject != run.subject
+                || existing.judge != run.judge
+                || existing.text_only != run.text_only
+                || existing.seed != run.seed
+            {
+                return Err(mismatch(format!(
+                    "exists with subject {}, judge {}, text-only {}, seed {}; resume with the same settings or pick another --run",
+                    existing.subject,
+                    existing.judge.as_deref().unwrap_or("none"),
+                    existing.text_only,
+                    existing.seed
+                )));
+            }
+            let stored = store.eval_trees(&run.id)?;
+            let given: Vec<&str> = jsons.iter().map(|(_, _, j)| j.as_str()).collect();
+            if stored != given {
+                return Err(mismatch(
+                    "exists with other trees; resume with the same tree files or pick another --run"
+                        .into(),
+                ));
+            }
+        }
+        None => {
+            let mut seen = HashSet::new();
+            if let Some(dup) = trees.iter().find(|t| !seen.insert(t.id.as_str())) {
+                return Err(mismatch(format!("tree id {} appears twice", dup.id)));
+            }
+            store.create_eval_run(run)?;
+            store.add_eval_trees(&run.id, &jsons)?;
+        }
+    }
+    let mut prior: HashMap<String, HashMap<String, EvalAnswer>> = HashMap::new();
+    for answer in store.eval_answers(&run.id)? {
+        prior
+            .entry(answer.tree_id.clone())
+            .or_default()
+            .insert(answer.node_id.clone(), answer);
+    }
+    let settings = WalkSettings {
+        text_only: run.text_only,
+    };
+    let empty = HashMap::new();
+    let mut done = RunProgress::default();
+    for tree in trees {
+        let mut record =
+            |answer: &EvalAnswer| store.record_eval_answers(&run.id, std::slice::from_ref(answer));
+        let walk = walk_tree(
+            tree,
+            subject,
+            judge,
+            settings,
+            prior.get(&tree.id).unwrap_or(&empty),
+            &mut record,
+        )
+        .await?;
+        done.trees += 1;
+        done.answers += walk.answers.len();
+        done.asked += walk.asked;
+        progress(tree, &done);
+    }
+    Ok(done)
+}
+
+/// A run's settings, trees and answers, as a report reads them.
+#[derive(Debug, Clone)]
+pub struct LoadedRun {
+    /// The settings.
+    pub run: EvalRun,
+    /// The trees, in run order.
+    pub trees: Vec<Tree>,
+    /// The answers, by tree then conversation position.
+    pub answers: Vec<EvalAnswer>,
+}
+
+/// Loads a run from the store.
+pub fn load_run(store: &Store, id: &str) -> Result<LoadedRun, ProtocolError> {
+    let run = store.eval_run(id)?.ok_or_else(|| ProtocolError::Mismatch {
+        run: id.to_string(),
+        message: "no such run in the store".into(),
+    })?;
+    let trees = store
+        .eval_trees(id)?
+        .iter()
+        .map(|json| {
+            serde_json::from_str::<Tree>(json).map_err(|err| ProtocolError::Mismatch {
+                run: id.to_string(),
+                message: format!("a stored tree does not read: {err}"),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let answers = store.eval_answers(id)?;
+    Ok(LoadedRun {
+        run,
+        trees,
+        answers,
+    })
+}

@@ -1,0 +1,146 @@
+//! `moviegraph eval run` and `eval report` through the binary: offline baselines on
+//! synthetic trees, resuming, byte-identical reports, and the errors of what this build
+//! cannot do yet.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use moviegraph::eval::synth::synthetic_trees;
+use moviegraph::trees::jsonl::save_trees;
+
+fn moviegraph(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("MOVIEGRAPH_STORE")
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn baselines_run_resume_and_report_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    save_trees(
+        &dir.path().join("trees/synthetic.jsonl"),
+        &synthetic_trees(20),
+    )
+    .unwrap();
+    let run = |subject: &str| {
+        moviegraph(
+            dir.path(),
+            &[
+                "eval",
+                "run",
+                "--trees",
+                "trees/synthetic.jsonl",
+                "--subject",
+                subject,
+                "--seed",
+                "3",
+                "--run",
+                subject,
+                "--store",
+                "ws.db",
+            ],
+        )
+    };
+    for subject in ["random", "first-option", "lexical"] {
+        let out = run(subject);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout)
+                .contains("20 trees, 300 answers (300 asked now, 0 from an earlier start)"),
+            "{}",
+            text(&out.stdout)
+        );
+        assert!(text(&out.stderr).contains("judge: none (ROUGE-L fallback"));
+    }
+    // Rerunning a finished run resumes it and asks nothing.
+    let again = run("random");
+    assert!(again.status.success());
+    assert!(text(&again.stdout).contains("(0 asked now, 300 from an earlier start)"));
+
+    let report = |format: &str| {
+        moviegraph(
+            dir.path(),
+            &[
+                "eval",
+                "report",
+                "random",
+                "first-option",
+                "lexical",
+                "--store",
+                "ws.db",
+                "--format",
+                format,
+            ],
+        )
+    };
+    let table = report("table");
+    assert!(table.status.success(), "{}", text(&table.stderr));
+    let table_text = text(&table.stdout);
+    assert!(table_text.contains("random (random)") && table_text.contains("lexical (lexical)"));
+    assert!(table_text.contains("judge: none (ROUGE-L fallback"));
+    assert!(
+        table_text
+            .lines()
+            .any(|l| l.starts_with("tree ") && l.contains(" RDS ")),
+        "{table_text}"
+    );
+    assert_eq!(
+        report("table").stdout,
+        table.stdout,
+        "reports are byte-identical"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&report("json").stdout).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 3);
+    assert_eq!(json[1]["subject"], "first-option");
+    let csv = text(&report("csv").stdout);
+    assert!(csv
+        .lines()
+        .any(|l| l.starts_with("first-option,format,single,accuracy,")));
+}
+
+#[test]
+fn what_this_build_cannot_do_is_an_error_not_a_pretence() {
+    let dir = tempfile::tempdir().unwrap();
+    save_trees(&dir.path().join("t.jsonl"), &synthetic_trees(1)).unwrap();
+    let model = moviegraph(
+        dir.path(),
+        &["eval", "run", "--trees", "t.jsonl", "--subject", "gpt-4o"],
+    );
+    assert_eq!(model.status.code(), Some(2));
+    assert!(text(&model.stderr).contains("random, first-option, lexical"));
+    let judge = moviegraph(
+        dir.path(),
+        &[
+            "eval",
+            "run",
+            "--trees",
+            "t.jsonl",
+            "--subject",
+            "random",
+            "--judge",
+            "gpt-4o",
+        ],
+    );
+    assert_eq!(judge.status.code(), Some(2));
+    assert!(text(&judge.stderr).contains("leave out --judge"));
+    let missing = moviegraph(dir.path(), &["eval", "report", "nope", "--store", "ws.db"]);
+    assert_eq!(missing.status.code(), Some(2));
+    std::fs::write(dir.path().join("bad.jsonl"), "{\"id\": 1}\n").unwrap();
+    let bad = moviegraph(
+        dir.path(),
+        &["eval", "run", "--trees", "bad.jsonl", "--subject", "random"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("bad.jsonl:1:"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
