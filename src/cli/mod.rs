@@ -2,6 +2,7 @@
 
 mod align;
 mod bench;
+mod graph;
 mod parse;
 mod run;
 
@@ -35,6 +36,8 @@ enum Command {
     Parse(parse::ParseArgs),
     Align(align::AlignArgs),
     #[command(subcommand)]
+    Graph(graph::GraphCommand),
+    #[command(subcommand)]
     Bench(bench::BenchCommand),
 }
 
@@ -55,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
+        Command::Graph(cmd) => graph::graph(cmd),
         Command::Bench(cmd) => bench::bench(cmd),
     };
     match result {
