@@ -20,6 +20,9 @@ pub enum BenchCommand {
     /// Alignment speed and accuracy on a feature-length synthetic film: the
     /// anchor-banded DP against a naive full-matrix DP in the same run.
     Align(BenchAlignArgs),
+    /// The graph stage (rules backend) on a synthetic corpus: time per block,
+    /// calls per block, peak memory, against the generator alone.
+    Graph(super::bench_graph::BenchGraphArgs),
 }
 
 /// Options of `bench align`.
@@ -70,6 +73,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
     match cmd {
         BenchCommand::Parse(args) => bench_parse(args),
         BenchCommand::Align(args) => bench_align(args),
+        BenchCommand::Graph(args) => super::bench_graph::bench_graph(args),
     }
 }
 

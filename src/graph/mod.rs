@@ -18,6 +18,7 @@ pub mod build;
 pub mod consensus;
 pub mod export;
 pub mod generate;
+pub mod model;
 pub mod resolve;
 pub mod schema;
 pub mod stats;

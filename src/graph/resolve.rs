@@ -120,7 +120,7 @@ pub fn resolve(
         } else {
             (score, "fuzzy")
         };
-        if score >= opts.fuzzy && best.is_none_or(|(b, _, _)| score > b) {
+        if score >= opts.fuzzy && best.map_or(true, |(b, _, _)| score > b) {
             best = Some((score, e, tier));
         }
     }
@@ -132,7 +132,7 @@ pub fn resolve(
         let mut best: Option<(f64, &Node)> = None;
         for e in kind_entities().filter(|e| !full(e)) {
             let score = f64::from(text_similarity(&e.name, &node.name, &HashedNgramEmbedder));
-            if score >= opts.embedding && best.is_none_or(|(b, _)| score > b) {
+            if score >= opts.embedding && best.map_or(true, |(b, _)| score > b) {
                 best = Some((score, e));
             }
         }

@@ -296,7 +296,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
                 self.cast
                     .by_id(id)
                     .and_then(|m| m.gender)
-                    .is_none_or(|g| g == gender)
+                    .map_or(true, |g| g == gender)
             })
             .cloned()
     }
@@ -415,7 +415,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
                 self.recent.push(id.clone());
                 named.push(id);
             } else if run.iter().all(|w| self.cast.named(&w.text).is_none())
-                && !(run.len() == ws.len())
+                && run.len() != ws.len()
                 && run_text.chars().filter(|c| c.is_alphabetic()).count() >= 3
             {
                 let name = title_case(&run_text);
