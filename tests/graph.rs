@@ -263,3 +263,116 @@ fn every_accepted_quote_is_in_the_script_at_its_offsets() {
         assert!((b.elements[0]..=b.elements[1]).contains(&ev.element));
     }
 }
+
+fn bin(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("MOVIEGRAPH_STORE")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_cli_builds_resumes_reviews_and_exports_identical_files() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let film = root.join("screenplays/the-second-key");
+    let film = film.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    // A build cut short after 5 blocks, then resumed.
+    let out = bin(
+        &[
+            "graph",
+            "build",
+            film,
+            "--store",
+            "ws.db",
+            "--review",
+            "--stop-after",
+            "5",
+        ],
+        cwd,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("incomplete"));
+    let out = bin(
+        &["graph", "build", film, "--store", "ws.db", "--review"],
+        cwd,
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && text.contains("11 built now, 5 already done"),
+        "{text}"
+    );
+    // With --review the split votes wait for a person.
+    let stats = String::from_utf8_lossy(
+        &bin(&["graph", "stats", film, "--store", "ws.db", "--json"], cwd).stdout,
+    )
+    .into_owned();
+    let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    let pending = v["total"]["pending"].as_u64().unwrap();
+    assert!(
+        pending > 0 && pending == v["escalated"].as_u64().unwrap(),
+        "{stats}"
+    );
+    // Decide the first escalated candidate from stdin.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(["graph", "review", film, "--store", "ws.db"])
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"r the pronoun is ambiguous\nq\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        shown.contains("rules-grounding says") && shown.contains("recorded 1 decision"),
+        "{shown}"
+    );
+    let stats = String::from_utf8_lossy(
+        &bin(&["graph", "stats", film, "--store", "ws.db", "--json"], cwd).stdout,
+    )
+    .into_owned();
+    let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(v["reviewed"], serde_json::json!([0, 1]));
+    assert_eq!(v["total"]["pending"].as_u64().unwrap(), pending - 1);
+    // Exports: JSON twice, byte-identical; the other formats exist.
+    assert!(bin(&["graph", "export", film, "--store", "ws.db"], cwd)
+        .status
+        .success());
+    let first = std::fs::read(cwd.join("graphs/the-second-key.json")).unwrap();
+    assert!(bin(&["graph", "export", film, "--store", "ws.db"], cwd)
+        .status
+        .success());
+    assert!(first == std::fs::read(cwd.join("graphs/the-second-key.json")).unwrap());
+    for (format, file) in [
+        ("graphml", "the-second-key.graphml"),
+        ("dot", "the-second-key.dot"),
+        ("neo4j-csv", "the-second-key.edges.csv"),
+    ] {
+        let out = bin(
+            &[
+                "graph", "export", film, "--store", "ws.db", "--format", format,
+            ],
+            cwd,
+        );
+        assert!(out.status.success(), "{format}");
+        assert!(cwd.join("graphs").join(file).exists(), "{file}");
+    }
+    // Errors: exit 2 with the path named.
+    let out = bin(&["graph", "build", "no-such-film", "--store", "ws.db"], cwd);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-film"));
+    let out = bin(&["graph", "stats", "other-film", "--store", "ws.db"], cwd);
+    assert_eq!(out.status.code(), Some(2));
+}

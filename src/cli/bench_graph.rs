@@ -134,6 +134,7 @@ pub fn bench_graph(args: BenchGraphArgs) -> anyhow::Result<Outcome> {
     }
     let baseline = started.elapsed();
     let started = Instant::now();
+    let mut last_table = String::new();
     let (mut blocks, mut candidates, mut calls, mut json_bytes, mut nodes) =
         (0usize, 0usize, [0u64; 3], 0usize, 0usize);
     for (i, play) in plays.iter().enumerate() {
@@ -151,6 +152,7 @@ pub fn bench_graph(args: BenchGraphArgs) -> anyhow::Result<Outcome> {
         let graph = Graph::assemble(&slug, &cands);
         let s = stats(&cands, &store.graph_merges(id)?);
         json_bytes += to_json(&graph, &report.settings, &s, &analyse(&graph)).len();
+        last_table = moviegraph::graph::stats::render(&s);
         blocks += report.processed;
         candidates += cands.len();
         nodes += graph.nodes.len();
@@ -187,6 +189,7 @@ pub fn bench_graph(args: BenchGraphArgs) -> anyhow::Result<Outcome> {
         per_block(calls[2]),
         peak_rss_kb().map_or_else(|| "n/a (no /proc)".to_owned(), |kb| format!("{:.1} MB", kb as f64 / 1024.0)),
     );
+    let _ = write!(out, "construction table of the last film:\n{last_table}");
     emit(&out)?;
     Ok(Outcome::Success)
 }

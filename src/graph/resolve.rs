@@ -1,6 +1,8 @@
 //! Entity resolution across blocks, in tiers: normalized exact match (names and
 //! aliases), the screenplay's character identities, then fuzzy (`strsim`) and
-//! embedding similarity for objects, locations and events.
+//! embedding similarity for objects, locations and events. An event merges only
+//! with one of the same agent, act and story moment (the same line proposed
+//! twice); mental states are never merged by name.
 //!
 //! Fuzzy and embedding tiers compare a name only with an entity's canonical
 //! name, never with names merged into it, and a group holds at most `cap`
@@ -71,9 +73,20 @@ pub fn resolve(
             score,
         }),
     };
+    // Mental states are tied to the line that expresses them: never merged by name.
+    if node.kind == NodeKind::MentalState {
+        return same(&node.id);
+    }
     let full = |e: &Node| 1 + e.aliases.len() >= opts.cap;
     let norm = normalize(&node.name);
-    let kind_entities = || entities.values().filter(|e| e.kind == node.kind);
+    // Events with the same words at another moment of the story are other
+    // events: an event merges only with one of the same agent, act and moment.
+    let comparable = |e: &Node| {
+        e.kind == node.kind
+            && (node.kind != NodeKind::Event
+                || (e.agent == node.agent && e.act == node.act && e.order == node.order))
+    };
+    let kind_entities = || entities.values().filter(|e| comparable(e));
     // Tier 1: exact normalized name or alias.
     if !norm.is_empty() {
         for e in kind_entities() {
@@ -105,11 +118,6 @@ pub fn resolve(
     // Tier 3: fuzzy and head-word matches against canonical names.
     let mut best: Option<(f64, &Node, &str)> = None;
     for e in kind_entities().filter(|e| !full(e)) {
-        if node.kind == NodeKind::Event
-            && (e.agent != node.agent || e.act != node.act || e.scene == node.scene)
-        {
-            continue;
-        }
         let canon = normalize(&e.name);
         let score = strsim::normalized_levenshtein(&canon, &norm);
         let head = node.kind == NodeKind::Object
@@ -240,12 +248,10 @@ mod tests {
         let mut a = Node::new("object:marine-radio", NodeKind::Event, "marine radio");
         a.aliases = vec!["marine radio set".into()];
         let ents = known(&[a]);
-        let mut close = Node::new("object:x", NodeKind::Event, "marine radios");
-        close.scene = Some(1);
+        let close = Node::new("object:x", NodeKind::Event, "marine radios");
         let r = resolve(&close, 1, &ents, &p, &o);
         assert_eq!(r.id, "object:marine-radio", "close to the canonical name");
-        let mut far = Node::new("object:y", NodeKind::Event, "marine radio sets");
-        far.scene = Some(1);
+        let far = Node::new("object:y", NodeKind::Event, "marine radio sets");
         let r = resolve(&far, 1, &ents, &p, &o);
         assert_eq!(r.id, "object:y", "close only to a merged alias");
     }
