@@ -72,7 +72,7 @@ pub struct BuildArgs {
     /// Most names one resolved entity may gather.
     #[arg(long, default_value_t = 6)]
     group_cap: usize,
-    /// Keyframe folder (MovieNet layout); default: FILM_DIR/../../keyframes/<film> when present.
+    /// Keyframe folder (MovieNet layout); default: keyframes/<film> beside the screenplays folder, when present.
     #[arg(long)]
     keyframes: Option<PathBuf>,
     /// Keyframes per block shown to a model.
@@ -179,10 +179,13 @@ fn load(dir: &Path, keyframes: Option<&Path>) -> anyhow::Result<(Screenplay, Vec
     let subs = subtitles::parse_file(&subs_path, None)
         .with_context(|| format!("reading {}", subs_path.display()))?;
     let mut alignment = align(&play, &subs, &AlignOptions::default());
-    let default_kf = dir.join("../../keyframes").join(film_slug(dir));
-    let kf = keyframes
-        .map(Path::to_path_buf)
-        .or_else(|| default_kf.is_dir().then_some(default_kf));
+    // The project layout: screenplays/<film>/ beside keyframes/<film>/.
+    let default_kf = dir
+        .parent()
+        .and_then(Path::parent)
+        .map(|root| root.join("keyframes").join(film_slug(dir)))
+        .filter(|p| p.is_dir());
+    let kf = keyframes.map(Path::to_path_buf).or(default_kf);
     if let Some(kf) = kf {
         let paths =
             MovieNetPaths::find(&kf, None).with_context(|| format!("reading {}", kf.display()))?;
