@@ -301,3 +301,98 @@ impl Store {
         Ok(status)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::schema::{Evidence, Item, Node, NodeKind};
+
+    fn cand(id: &str, status: Status, votes: Vec<Vote>) -> Candidate {
+        let mut n = Node::new(id, NodeKind::Object, "Key");
+        n.evidence = vec![Evidence {
+            block: 0,
+            element: 3,
+            start: 0,
+            end: 3,
+            quote: "KEY".into(),
+            keyframes: vec![],
+        }];
+        Candidate {
+            id: Candidate::make_id(id, 0),
+            block: 0,
+            item: Item::Node(n),
+            reason: "prop".into(),
+            status,
+            votes,
+        }
+    }
+
+    fn vote(judge: &str, accept: bool) -> Vote {
+        Vote {
+            judge: judge.into(),
+            role: Role::Auditor,
+            accept,
+            rationale: format!("{judge} {accept}"),
+        }
+    }
+
+    #[test]
+    fn a_block_round_trips_with_votes_merges_and_review() {
+        let store = Store::open_in_memory().unwrap();
+        let film = store.ensure_film("f", None).unwrap();
+        let build = store.graph_build(film, "{\"s\":1}").unwrap();
+        assert_eq!(store.graph_build(film, "{\"s\":1}").unwrap(), build);
+        assert_ne!(store.graph_build(film, "{\"s\":2}").unwrap(), build);
+        let cands = vec![
+            cand(
+                "object:key",
+                Status::Accepted,
+                vec![vote("a", true), vote("b", true)],
+            ),
+            cand(
+                "object:safe",
+                Status::Escalated,
+                vec![vote("a", true), vote("b", false)],
+            ),
+        ];
+        let merge = Merge {
+            block: 0,
+            name: "key".into(),
+            proposed: "object:key-2".into(),
+            into: "object:key".into(),
+            tier: "exact".into(),
+            score: 1.0,
+        };
+        let progress = BlockProgress {
+            block: 0,
+            generator_calls: 1,
+            auditor_calls: 2,
+            ..BlockProgress::default()
+        };
+        store
+            .graph_commit_block(build, &progress, &cands, &[merge.clone()])
+            .unwrap();
+        assert_eq!(store.graph_candidates(build).unwrap(), cands);
+        assert_eq!(store.graph_merges(build).unwrap(), vec![merge]);
+        assert_eq!(store.graph_progress(build).unwrap(), vec![progress]);
+        // The same block cannot be committed twice.
+        assert!(store
+            .graph_commit_block(build, &progress, &[], &[])
+            .is_err());
+        let human = Vote {
+            judge: "human".into(),
+            role: Role::Human,
+            accept: false,
+            rationale: "no".into(),
+        };
+        let status = store.graph_review(build, &cands[1].id, &human).unwrap();
+        assert_eq!(status, Status::Rejected);
+        let after = store.graph_candidates(build).unwrap();
+        assert_eq!(after[1].status, Status::Rejected);
+        assert_eq!(after[1].votes.last(), Some(&human));
+        assert_eq!(
+            store.graph_latest_build(film).unwrap().map(|b| b.1),
+            Some("{\"s\":2}".into())
+        );
+    }
+}
