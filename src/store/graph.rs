@@ -370,7 +370,7 @@ mod tests {
             ..BlockProgress::default()
         };
         store
-            .graph_commit_block(build, &progress, &cands, &[merge.clone()])
+            .graph_commit_block(build, &progress, &cands, std::slice::from_ref(&merge))
             .unwrap();
         assert_eq!(store.graph_candidates(build).unwrap(), cands);
         assert_eq!(store.graph_merges(build).unwrap(), vec![merge]);
