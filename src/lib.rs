@@ -8,6 +8,7 @@
 
 pub mod align;
 pub mod eval;
+pub mod graph;
 pub mod media;
 pub mod screenplay;
 pub mod store;

@@ -24,6 +24,9 @@ pub enum BenchCommand {
     /// JSON and CSV) over a run of synthetic recorded answers, against the same report
     /// without bootstrap in the same run.
     Eval(BenchEvalArgs),
+    /// The graph stage (rules backend) on a synthetic corpus: time per block,
+    /// calls per block, peak memory, against the generator alone.
+    Graph(super::bench_graph::BenchGraphArgs),
 }
 
 /// Options of `bench eval`.
@@ -89,6 +92,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
         BenchCommand::Parse(args) => bench_parse(args),
         BenchCommand::Align(args) => bench_align(args),
         BenchCommand::Eval(args) => bench_eval(args),
+        BenchCommand::Graph(args) => super::bench_graph::bench_graph(args),
     }
 }
 

@@ -3,6 +3,8 @@
 mod align;
 mod bench;
 mod eval;
+mod bench_graph;
+mod graph;
 mod parse;
 mod run;
 
@@ -36,6 +38,8 @@ enum Command {
     Parse(parse::ParseArgs),
     Align(align::AlignArgs),
     #[command(subcommand)]
+    Graph(graph::GraphCommand),
+    #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Two-phase evaluation of a subject on question trees, and its reports.
     #[command(subcommand)]
@@ -59,6 +63,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
+        Command::Graph(cmd) => graph::graph(cmd),
         Command::Bench(cmd) => bench::bench(cmd),
         Command::Eval(cmd) => eval::eval(cmd),
     };

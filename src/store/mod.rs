@@ -12,6 +12,7 @@
 mod align;
 mod eval;
 mod films;
+mod graph;
 mod migrate;
 
 use std::path::{Path, PathBuf};
@@ -24,6 +25,7 @@ pub use align::{
 };
 pub use eval::{EvalAnswer, EvalRun};
 pub use films::FilmId;
+pub use graph::{BlockProgress, GraphBuildId};
 pub use migrate::{Migration, MIGRATIONS};
 
 /// The default file name of a workspace's database, in the working directory.

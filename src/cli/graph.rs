@@ -1,0 +1,435 @@
+//! `moviegraph graph`: build, inspect, review and export the Social-Causal Graph.
+
+use std::fmt::Write as _;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand, ValueEnum};
+use moviegraph::align::{align, attach_shots, AlignOptions, Block};
+use moviegraph::graph::analysis::analyse;
+use moviegraph::graph::audit::{GroundingAuditor, RulesAdjudicator, SchemaTimeAuditor};
+use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles};
+use moviegraph::graph::consensus::Rule;
+use moviegraph::graph::export::{to_dot, to_graphml, to_json, to_neo4j_csv};
+use moviegraph::graph::generate::RulesGenerator;
+use moviegraph::graph::resolve::ResolveOptions;
+use moviegraph::graph::stats::{render, stats};
+use moviegraph::graph::{Candidate, Graph, Item, Role, Status, Vote};
+use moviegraph::media::shots::{MovieNetPaths, ShotList};
+use moviegraph::media::subtitles;
+use moviegraph::screenplay::{self, Screenplay};
+use moviegraph::store::{self, GraphBuildId, Store};
+
+use super::{emit, Outcome};
+
+/// Build, inspect, review and export a film's verified Social-Causal Graph.
+#[derive(Debug, Subcommand)]
+pub enum GraphCommand {
+    /// Build (or resume) the graph of a film folder, block by block:
+    /// generate → resolve → audit → consensus → adjudicate. The offline
+    /// default is the `rules` backend: a lexical baseline generator, an
+    /// evidence-grounding and a schema-and-time auditor, and a rules
+    /// adjudicator. Every block is committed to the store, so a killed build
+    /// resumes where it stopped.
+    Build(BuildArgs),
+    /// Print the construction table: candidates, verified and rate per kind,
+    /// auditor agreement (raw, Cohen's κ per pair, Fleiss' κ), escalations.
+    Stats(FilmArgs),
+    /// Show each escalated candidate with its evidence and the auditors'
+    /// rationales, and record a person's decision (a/r/s/q on stdin, or
+    /// --accept/--reject ID).
+    Review(ReviewArgs),
+    /// Write graphs/<film>.<ext>: json (the documented exchange format,
+    /// byte-identical across reruns), graphml, dot, or neo4j-csv.
+    Export(ExportArgs),
+}
+
+/// A film folder and the store.
+#[derive(Debug, Args)]
+pub struct FilmArgs {
+    /// The film folder (script.fountain|fdx|txt and subtitles.srt|vtt).
+    film_dir: PathBuf,
+    /// The workspace database (default: $MOVIEGRAPH_STORE or moviegraph.db).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `graph build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    film: FilmArgs,
+    /// Send escalated candidates to the human review queue instead of the adjudicator.
+    #[arg(long)]
+    review: bool,
+    /// How auditor votes decide.
+    #[arg(long, value_enum, default_value_t = RuleArg::Unanimous)]
+    rule: RuleArg,
+    /// Most names one resolved entity may gather.
+    #[arg(long, default_value_t = 6)]
+    group_cap: usize,
+    /// Keyframe folder (MovieNet layout); default: keyframes/<film> beside the screenplays folder, when present.
+    #[arg(long)]
+    keyframes: Option<PathBuf>,
+    /// Keyframes per block shown to a model.
+    #[arg(long, default_value_t = 5)]
+    max_keyframes: usize,
+    /// Stop after this many new blocks (what a kill mid-build leaves behind).
+    #[arg(long, hide = true)]
+    stop_after: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum RuleArg {
+    Unanimous,
+    Majority,
+}
+
+/// Arguments of `graph review`.
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    film: FilmArgs,
+    /// Accept this candidate id without prompting.
+    #[arg(long, value_name = "ID")]
+    accept: Vec<String>,
+    /// Reject this candidate id without prompting.
+    #[arg(long, value_name = "ID")]
+    reject: Vec<String>,
+    /// The reason recorded with --accept/--reject.
+    #[arg(long, default_value = "")]
+    note: String,
+}
+
+/// Arguments of `graph export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    film: FilmArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Json)]
+    format: FormatArg,
+    /// Output folder.
+    #[arg(long, default_value = "graphs")]
+    out: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    Json,
+    Graphml,
+    Dot,
+    Neo4jCsv,
+}
+
+/// Runs `moviegraph graph …`.
+pub fn graph(cmd: GraphCommand) -> anyhow::Result<Outcome> {
+    match cmd {
+        GraphCommand::Build(a) => build_cmd(a),
+        GraphCommand::Stats(a) => stats_cmd(a),
+        GraphCommand::Review(a) => review_cmd(a),
+        GraphCommand::Export(a) => export_cmd(a),
+    }
+}
+
+fn film_slug(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .as_deref()
+        .and_then(Path::file_name)
+        .or_else(|| dir.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// Reads the film folder and aligns it into blocks.
+fn load(dir: &Path, keyframes: Option<&Path>) -> anyhow::Result<(Screenplay, Vec<Block>)> {
+    if !dir.is_dir() {
+        bail!(
+            "{}: not a folder; expected a film folder holding a screenplay and subtitles",
+            dir.display()
+        );
+    }
+    let script = ["script.fountain", "script.fdx", "script.txt"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+        .with_context(|| {
+            format!(
+                "{}: no screenplay (script.fountain, script.fdx or script.txt)",
+                dir.display()
+            )
+        })?;
+    let subs_path = ["subtitles.srt", "subtitles.vtt"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+        .with_context(|| {
+            format!(
+                "{}: no subtitles (subtitles.srt or subtitles.vtt)",
+                dir.display()
+            )
+        })?;
+    let play = screenplay::parse_file(&script, None)
+        .with_context(|| format!("reading {}", script.display()))?;
+    let subs = subtitles::parse_file(&subs_path, None)
+        .with_context(|| format!("reading {}", subs_path.display()))?;
+    let mut alignment = align(&play, &subs, &AlignOptions::default());
+    // The project layout: screenplays/<film>/ beside keyframes/<film>/.
+    let default_kf = dir
+        .parent()
+        .and_then(Path::parent)
+        .map(|root| root.join("keyframes").join(film_slug(dir)))
+        .filter(|p| p.is_dir());
+    let kf = keyframes.map(Path::to_path_buf).or(default_kf);
+    if let Some(kf) = kf {
+        let paths =
+            MovieNetPaths::find(&kf, None).with_context(|| format!("reading {}", kf.display()))?;
+        let list = ShotList::load_movienet(&paths, None)
+            .with_context(|| format!("reading {}", kf.display()))?;
+        attach_shots(&mut alignment, &list, 5, 3_000);
+    }
+    Ok((play, alignment.blocks))
+}
+
+fn open_store(flag: Option<&Path>) -> anyhow::Result<Store> {
+    let path = store::resolve_path(flag);
+    Ok(Store::open(&path)?)
+}
+
+fn latest(store: &Store, slug: &str) -> anyhow::Result<(GraphBuildId, String)> {
+    let film = store.film_id(slug)?.with_context(|| {
+        format!(
+            "film {slug} is not in the store {}; run `moviegraph graph build` first",
+            store.path().display()
+        )
+    })?;
+    store.graph_latest_build(film)?.with_context(|| {
+        format!(
+            "film {slug} has no graph build in {}",
+            store.path().display()
+        )
+    })
+}
+
+fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
+    let slug = film_slug(&a.film.film_dir);
+    let (play, blocks) = load(&a.film.film_dir, a.keyframes.as_deref())?;
+    let store = open_store(a.film.store.as_deref())?;
+    let title = play.title_field("title").map(str::to_owned);
+    let (generator, g1, g2, adj) = (
+        RulesGenerator,
+        GroundingAuditor,
+        SchemaTimeAuditor,
+        RulesAdjudicator,
+    );
+    let roles = Roles {
+        generator: &generator,
+        auditors: vec![&g1, &g2],
+        adjudicator: Some(&adj),
+    };
+    let opts = BuildOptions {
+        rule: match a.rule {
+            RuleArg::Unanimous => Rule::Unanimous,
+            RuleArg::Majority => Rule::Majority,
+        },
+        review: a.review,
+        resolve: ResolveOptions {
+            cap: a.group_cap.max(1),
+            ..ResolveOptions::default()
+        },
+        max_keyframes: a.max_keyframes,
+        stop_after: a.stop_after,
+    };
+    let film = FilmInput {
+        slug: &slug,
+        title: title.as_deref(),
+        play: &play,
+        blocks: &blocks,
+    };
+    let report =
+        build(&store, &film, &roles, &opts).with_context(|| format!("stage graph, film {slug}"))?;
+    let t = &report.totals;
+    let per = |x: u64| {
+        if report.processed == 0 {
+            0.0
+        } else {
+            x as f64 / report.processed as f64
+        }
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "film {slug}: stage graph (rules backend: a lexical baseline, offline)\nblocks {}: {} built now, {} already done{}\ncandidates proposed now: {}, dropped by validation: {}\ncalls per built block: generator {:.2}, auditors {:.2}, adjudicator {:.2}; time per block {:.2} ms",
+        report.blocks,
+        report.processed,
+        report.skipped,
+        if report.complete { "" } else { " (incomplete: run again to resume)" },
+        report.candidates,
+        t.dropped,
+        per(t.generator_calls),
+        per(t.auditor_calls),
+        per(t.adjudicator_calls),
+        per(t.elapsed_us) / 1000.0
+    );
+    if let Some(build) = report.build {
+        out.push_str(&render(&stats(
+            &store.graph_candidates(build)?,
+            &store.graph_merges(build)?,
+        )));
+    }
+    emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+fn stats_cmd(a: FilmArgs) -> anyhow::Result<Outcome> {
+    let slug = film_slug(&a.film_dir);
+    let store = open_store(a.store.as_deref())?;
+    let (build, _) = latest(&store, &slug)?;
+    let s = stats(&store.graph_candidates(build)?, &store.graph_merges(build)?);
+    if a.json {
+        emit(&(serde_json::to_string_pretty(&s)? + "\n"))?;
+    } else {
+        emit(&render(&s))?;
+    }
+    Ok(Outcome::Success)
+}
+
+fn export_cmd(a: ExportArgs) -> anyhow::Result<Outcome> {
+    let slug = film_slug(&a.film.film_dir);
+    let store = open_store(a.film.store.as_deref())?;
+    let (build, settings) = latest(&store, &slug)?;
+    let candidates = store.graph_candidates(build)?;
+    let g = Graph::assemble(&slug, &candidates);
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let write = |ext: &str, text: &str| -> anyhow::Result<PathBuf> {
+        let path = a.out.join(format!("{slug}.{ext}"));
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        Ok(path)
+    };
+    let written = match a.format {
+        FormatArg::Json => {
+            let s = stats(&candidates, &store.graph_merges(build)?);
+            vec![write("json", &to_json(&g, &settings, &s, &analyse(&g)))?]
+        }
+        FormatArg::Graphml => vec![write("graphml", &to_graphml(&g))?],
+        FormatArg::Dot => vec![write("dot", &to_dot(&g))?],
+        FormatArg::Neo4jCsv => {
+            let (nodes, rels) = to_neo4j_csv(&g);
+            vec![write("nodes.csv", &nodes)?, write("edges.csv", &rels)?]
+        }
+    };
+    let mut out = String::new();
+    for p in written {
+        let _ = writeln!(
+            out,
+            "wrote {} ({} nodes, {} edges)",
+            p.display(),
+            g.nodes.len(),
+            g.edges.len()
+        );
+    }
+    emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+fn show(c: &Candidate) -> String {
+    let mut out = String::new();
+    let what = match &c.item {
+        Item::Node(n) => format!("{} {}", n.kind.as_str(), n.name),
+        Item::Edge(e) => format!("{} {} -> {}", e.kind.as_str(), e.source, e.target),
+    };
+    let _ = writeln!(
+        out,
+        "── {} (block {})\n   {what}\n   proposed because: {}",
+        c.id, c.block, c.reason
+    );
+    for ev in c.item.evidence() {
+        let _ = writeln!(
+            out,
+            "   evidence [element {} {}..{}]: “{}”",
+            ev.element, ev.start, ev.end, ev.quote
+        );
+        for k in &ev.keyframes {
+            let _ = writeln!(out, "     keyframe {k}");
+        }
+    }
+    for v in &c.votes {
+        let _ = writeln!(
+            out,
+            "   {} says {}: {}",
+            v.judge,
+            if v.accept { "accept" } else { "reject" },
+            v.rationale
+        );
+    }
+    out
+}
+
+fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
+    let slug = film_slug(&a.film.film_dir);
+    let store = open_store(a.film.store.as_deref())?;
+    let (build, _) = latest(&store, &slug)?;
+    let pending: Vec<Candidate> = store
+        .graph_candidates(build)?
+        .into_iter()
+        .filter(|c| c.status == Status::Escalated)
+        .collect();
+    let human = |accept: bool, note: &str| Vote {
+        judge: "human".to_owned(),
+        role: Role::Human,
+        accept,
+        rationale: note.to_owned(),
+    };
+    if !a.accept.is_empty() || !a.reject.is_empty() {
+        let decisions = a
+            .accept
+            .iter()
+            .map(|id| (id, true))
+            .chain(a.reject.iter().map(|id| (id, false)));
+        let mut out = String::new();
+        for (id, accept) in decisions {
+            if !pending.iter().any(|c| &c.id == id) {
+                bail!("{id}: not an escalated candidate of film {slug}");
+            }
+            let status = store.graph_review(build, id, &human(accept, &a.note))?;
+            let _ = writeln!(out, "{id}: {}", status.as_str());
+        }
+        emit(&out)?;
+        return Ok(Outcome::Success);
+    }
+    if pending.is_empty() {
+        emit(&format!(
+            "film {slug}: no escalated candidate waits for review\n"
+        ))?;
+        return Ok(Outcome::Success);
+    }
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut decided = 0;
+    for c in &pending {
+        emit(
+            &(show(c)
+                + "   [a]ccept, [r]eject (optionally followed by a reason), [s]kip, [q]uit: "),
+        )?;
+        let Some(line) = lines.next() else { break };
+        let line = line?;
+        let (cmd, note) = line.trim().split_once(' ').unwrap_or((line.trim(), ""));
+        match cmd {
+            "a" | "accept" => store.graph_review(build, &c.id, &human(true, note))?,
+            "r" | "reject" => store.graph_review(build, &c.id, &human(false, note))?,
+            "q" | "quit" => break,
+            _ => continue,
+        };
+        decided += 1;
+    }
+    emit(&format!(
+        "\nrecorded {decided} decision(s); {} escalated before\n",
+        pending.len()
+    ))?;
+    Ok(Outcome::Success)
+}

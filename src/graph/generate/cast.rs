@@ -1,0 +1,143 @@
+//! The characters a block can mention, with grammatical gender learned from
+//! the script itself (`Quinton closes his fist` → he), used to resolve pronouns.
+
+use std::collections::BTreeMap;
+
+use crate::graph::schema::{slug, NodeKind};
+use crate::graph::text::{sentences, title_case, words};
+use crate::graph::BlockContext;
+use crate::screenplay::{ElementKind, Screenplay};
+
+/// Grammatical gender as the script's pronouns show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gender {
+    /// he / him / his.
+    Male,
+    /// she / her / hers.
+    Female,
+}
+
+/// One character the text can name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    /// Node id (`character:quinton`).
+    pub id: String,
+    /// Display name (`Quinton`).
+    pub display: String,
+    /// Lowercase words that name the character in running text.
+    pub keys: Vec<String>,
+    /// Learned gender, if the script shows one.
+    pub gender: Option<Gender>,
+}
+
+/// The known characters of a film.
+#[derive(Debug, Clone, Default)]
+pub struct Cast {
+    /// Members in a stable order (screenplay order, then entity ids).
+    pub members: Vec<Member>,
+}
+
+/// The node id of a character named `name` in a cue (`MARA` → `character:mara`).
+pub fn character_id(name: &str) -> String {
+    format!("{}:{}", NodeKind::Character.as_str(), slug(name))
+}
+
+/// Pronoun gender of a word, lowercase.
+pub fn pronoun_gender(word: &str) -> Option<Gender> {
+    match word {
+        "he" | "him" | "his" | "himself" => Some(Gender::Male),
+        "she" | "her" | "hers" | "herself" => Some(Gender::Female),
+        _ => None,
+    }
+}
+
+impl Cast {
+    /// The speaking characters of the screenplay plus characters already in
+    /// the entity list (introduced without speaking).
+    pub fn new(ctx: &BlockContext<'_>) -> Cast {
+        let genders = learn_genders(ctx.play);
+        let mut members: Vec<Member> = Vec::new();
+        for c in &ctx.play.characters {
+            let first = c.name.split_whitespace().next().unwrap_or(&c.name);
+            let key = first.to_lowercase();
+            if key.chars().count() < 2 {
+                continue;
+            }
+            members.push(Member {
+                id: character_id(&c.name),
+                display: title_case(&c.name),
+                gender: genders.get(&key).copied(),
+                keys: vec![key],
+            });
+        }
+        for node in ctx.entities.values() {
+            if node.kind != NodeKind::Character || members.iter().any(|m| m.id == node.id) {
+                continue;
+            }
+            let Some(first) = node.name.split_whitespace().next() else {
+                continue;
+            };
+            let key = first.to_lowercase();
+            members.push(Member {
+                id: node.id.clone(),
+                display: node.name.clone(),
+                gender: genders.get(&key).copied(),
+                keys: vec![key],
+            });
+        }
+        Cast { members }
+    }
+
+    /// The member a word names (`Quinton`, `Quinton's`, `QUINTON`); the word must
+    /// be capitalised, so common nouns are not names.
+    pub fn named(&self, word: &str) -> Option<&Member> {
+        if !word.chars().next().is_some_and(char::is_uppercase) {
+            return None;
+        }
+        let lower = word.to_lowercase().replace('’', "'");
+        let stem = lower.strip_suffix("'s").unwrap_or(&lower);
+        self.members
+            .iter()
+            .find(|m| m.keys.iter().any(|k| k == stem))
+    }
+
+    /// The member with this id.
+    pub fn by_id(&self, id: &str) -> Option<&Member> {
+        self.members.iter().find(|m| m.id == id)
+    }
+}
+
+/// Votes for each first name: the first gendered pronoun after the name in
+/// action sentences that start with it.
+fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
+    let mut votes: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    for el in play.of_kind(ElementKind::Action) {
+        for s in sentences(&el.text) {
+            let ws = words(&s.text, 0);
+            let Some(first) = ws.first() else { continue };
+            if !first.text.chars().next().is_some_and(char::is_uppercase) {
+                continue;
+            }
+            let name = first.text.to_lowercase().replace('’', "'");
+            let name = name.strip_suffix("'s").unwrap_or(&name).to_owned();
+            if let Some(g) = ws[1..]
+                .iter()
+                .find_map(|w| pronoun_gender(&w.text.to_lowercase()))
+            {
+                let v = votes.entry(name).or_default();
+                match g {
+                    Gender::Male => v.0 += 1,
+                    Gender::Female => v.1 += 1,
+                }
+            }
+        }
+    }
+    votes
+        .into_iter()
+        .filter_map(|(name, (m, f))| match m.cmp(&f) {
+            std::cmp::Ordering::Greater => Some((name, Gender::Male)),
+            std::cmp::Ordering::Less => Some((name, Gender::Female)),
+            std::cmp::Ordering::Equal => None,
+        })
+        .collect()
+}

@@ -1,0 +1,378 @@
+//! The graph stage on the sample film with the `rules` backend: the story's
+//! characters, its key false belief and deception, a long causal chain, resume
+//! after a kill, and a byte-identical JSON export.
+
+use std::path::PathBuf;
+
+use moviegraph::align::{align, AlignOptions, Block};
+use moviegraph::graph::analysis::analyse;
+use moviegraph::graph::audit::{GroundingAuditor, RulesAdjudicator, SchemaTimeAuditor};
+use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles};
+use moviegraph::graph::export::to_json;
+use moviegraph::graph::generate::RulesGenerator;
+use moviegraph::graph::stats::stats;
+use moviegraph::graph::{Attitude, EdgeKind, Graph, NodeKind};
+use moviegraph::media::subtitles;
+use moviegraph::screenplay::{self, Screenplay};
+use moviegraph::store::Store;
+
+fn sample() -> (Screenplay, Vec<Block>) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenplays/the-second-key");
+    let play = screenplay::parse_file(&dir.join("script.fountain"), None).unwrap();
+    let subs = subtitles::parse_file(&dir.join("subtitles.srt"), None).unwrap();
+    let blocks = align(&play, &subs, &AlignOptions::default()).blocks;
+    (play, blocks)
+}
+
+/// Builds with the rules roles; returns the exported JSON and the graph.
+fn run(
+    store: &Store,
+    play: &Screenplay,
+    blocks: &[Block],
+    stop_after: Option<usize>,
+) -> (String, Graph, moviegraph::graph::build::BuildReport) {
+    let (g, a1, a2, adj) = (
+        RulesGenerator,
+        GroundingAuditor,
+        SchemaTimeAuditor,
+        RulesAdjudicator,
+    );
+    let roles = Roles {
+        generator: &g,
+        auditors: vec![&a1, &a2],
+        adjudicator: Some(&adj),
+    };
+    let film = FilmInput {
+        slug: "the-second-key",
+        title: Some("The Second Key"),
+        play,
+        blocks,
+    };
+    let opts = BuildOptions {
+        stop_after,
+        ..BuildOptions::default()
+    };
+    let report = build(store, &film, &roles, &opts).unwrap();
+    let id = report.build.unwrap();
+    let cands = store.graph_candidates(id).unwrap();
+    let graph = Graph::assemble("the-second-key", &cands);
+    let s = stats(&cands, &store.graph_merges(id).unwrap());
+    let json = to_json(&graph, &report.settings, &s, &analyse(&graph));
+    (json, graph, report)
+}
+
+fn name_of(g: &Graph, id: &str) -> String {
+    g.node(id).map(|n| n.name.clone()).unwrap_or_default()
+}
+
+#[test]
+fn the_sample_graph_has_the_characters_by_name() {
+    let (play, blocks) = sample();
+    let store = Store::open_in_memory().unwrap();
+    let (_, g, _) = run(&store, &play, &blocks, None);
+    for (id, full) in [
+        ("character:mara", "Mara Ellis"),
+        ("character:quinton", "Quinton Ellis"),
+        ("character:june", "June Okafor"),
+        ("character:teo", "Teo Barnes"),
+        ("character:hollis", "Hollis Reeve"),
+    ] {
+        let n = g.node(id).unwrap_or_else(|| panic!("{id} missing"));
+        assert_eq!(n.kind, NodeKind::Character);
+        assert!(
+            n.name == full || n.aliases.iter().any(|a| a == full),
+            "{id}: {n:?}"
+        );
+    }
+    let characters = g
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Character)
+        .count();
+    assert_eq!(characters, 5, "no stray characters");
+    for object in ["object:key", "object:safe", "object:sapphire-ring"] {
+        assert!(g.node(object).is_some(), "{object}");
+    }
+}
+
+#[test]
+fn maras_false_belief_and_quintons_deception_have_the_right_holders() {
+    let (play, blocks) = sample();
+    let store = Store::open_in_memory().unwrap();
+    let (_, g, _) = run(&store, &play, &blocks, None);
+    // Scene 2: Quinton lies to Mara about the splash; Mara believes him.
+    let lie = g
+        .nodes
+        .iter()
+        .find(|n| n.attitude == Some(Attitude::Pretense) && n.scene == Some(1))
+        .expect("Quinton's deception in scene 2");
+    assert_eq!(lie.holder.as_deref(), Some("character:quinton"));
+    assert_eq!(lie.target.as_deref(), Some("character:mara"));
+    assert!(lie.name.contains("I remember the splash"), "{}", lie.name);
+    let belief = g
+        .nodes
+        .iter()
+        .find(|n| {
+            n.attitude == Some(Attitude::Belief) && n.truth == Some(false) && n.scene == Some(1)
+        })
+        .expect("Mara's false belief in scene 2");
+    assert_eq!(belief.holder.as_deref(), Some("character:mara"));
+    assert_eq!(belief.target.as_deref(), Some("character:quinton"));
+    assert!(belief.name.contains("Mara believes him"), "{}", belief.name);
+    assert!(g.edges.iter().any(|e| e.kind == EdgeKind::Holds
+        && e.source == "character:mara"
+        && e.target == belief.id));
+    // Scene 1: the first lie, to Teo.
+    assert!(g
+        .nodes
+        .iter()
+        .any(|n| n.attitude == Some(Attitude::Pretense)
+            && n.scene == Some(0)
+            && n.holder.as_deref() == Some("character:quinton")
+            && n.target.as_deref() == Some("character:teo")));
+    // Scene 10: Quinton does not know the ring has left the safe (false belief).
+    assert!(g.nodes.iter().any(|n| n.truth == Some(false)
+        && n.holder.as_deref() == Some("character:quinton")
+        && n.name.contains("doesn't know the ring has left the safe")));
+    // Scene 13: his confession reveals the deception of scene 2.
+    let reveal = g
+        .edges
+        .iter()
+        .find(|e| e.kind == EdgeKind::Reveals && e.target == lie.id)
+        .expect("the lie is revealed");
+    assert!(
+        name_of(&g, &reveal.source).contains("I lied to you"),
+        "{}",
+        name_of(&g, &reveal.source)
+    );
+}
+
+#[test]
+fn a_causal_chain_of_four_events_spans_three_scenes() {
+    let (play, blocks) = sample();
+    let store = Store::open_in_memory().unwrap();
+    let (_, g, _) = run(&store, &play, &blocks, None);
+    let a = analyse(&g);
+    assert!(a.cycles.is_empty(), "{:?}", a.cycles);
+    let chain = a
+        .chains
+        .iter()
+        .find(|c| {
+            c.nodes
+                .iter()
+                .any(|id| name_of(&g, id).contains("I lied to you"))
+        })
+        .expect("a chain through Quinton's confession");
+    let names: Vec<String> = chain.nodes.iter().map(|id| name_of(&g, id)).collect();
+    assert!(
+        chain.events >= 4 && chain.scenes.len() >= 3,
+        "{names:#?} {:?}",
+        chain.scenes
+    );
+    // Hollis's threat sets it off; Mara's "do what you have to do" is on it.
+    assert!(
+        names[0].starts_with("Hollis threatens Quinton"),
+        "{names:#?}"
+    );
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("Mara promises Quinton: “Do what you have to do")),
+        "{names:#?}"
+    );
+    // Causes run forward in story time.
+    for pair in chain.nodes.windows(2) {
+        assert!(g.node(&pair[0]).unwrap().order <= g.node(&pair[1]).unwrap().order);
+    }
+}
+
+#[test]
+fn a_resumed_build_repeats_no_call_and_equals_an_uninterrupted_one() {
+    let (play, blocks) = sample();
+    let dir = tempfile::tempdir().unwrap();
+    let whole = Store::open(&dir.path().join("whole.db")).unwrap();
+    let (expected, _, full) = run(&whole, &play, &blocks, None);
+    assert_eq!(full.totals.generator_calls, blocks.len() as u64);
+    assert_eq!(full.totals.auditor_calls, 2 * blocks.len() as u64);
+
+    let path = dir.path().join("killed.db");
+    let (_, _, first) = run(&Store::open(&path).unwrap(), &play, &blocks, Some(6));
+    assert!(!first.complete);
+    assert_eq!(first.processed, 6);
+    // A new process opens the same file, as after a kill.
+    let (resumed, _, second) = run(&Store::open(&path).unwrap(), &play, &blocks, None);
+    assert!(second.complete);
+    assert_eq!(second.skipped, 6);
+    assert_eq!(
+        first.totals.generator_calls + second.totals.generator_calls,
+        full.totals.generator_calls
+    );
+    assert_eq!(
+        first.totals.auditor_calls + second.totals.auditor_calls,
+        full.totals.auditor_calls
+    );
+    assert_eq!(
+        first.totals.adjudicator_calls + second.totals.adjudicator_calls,
+        full.totals.adjudicator_calls
+    );
+    assert!(resumed == expected, "the resumed graph differs");
+    // A third run finds nothing to do.
+    let (again, _, third) = run(&Store::open(&path).unwrap(), &play, &blocks, None);
+    assert_eq!((third.processed, third.totals.generator_calls), (0, 0));
+    assert!(again == expected);
+}
+
+#[test]
+fn the_json_export_is_byte_identical_across_rebuilds() {
+    let (play, blocks) = sample();
+    let (a, _, _) = run(&Store::open_in_memory().unwrap(), &play, &blocks, None);
+    let (b, _, _) = run(&Store::open_in_memory().unwrap(), &play, &blocks, None);
+    assert!(a == b);
+    let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(v["format"], "moviegraph.graph");
+    assert_eq!(v["version"], 1);
+    let ids: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted);
+}
+
+#[test]
+fn every_accepted_quote_is_in_the_script_at_its_offsets() {
+    let (play, blocks) = sample();
+    let (_, g, _) = run(&Store::open_in_memory().unwrap(), &play, &blocks, None);
+    let evs = g
+        .nodes
+        .iter()
+        .flat_map(|n| n.evidence.iter())
+        .chain(g.edges.iter().flat_map(|e| e.evidence.iter()));
+    for ev in evs {
+        let text: String = play.elements[ev.element]
+            .text
+            .chars()
+            .skip(ev.start)
+            .take(ev.end - ev.start)
+            .collect();
+        assert_eq!(text, ev.quote);
+        let b = &blocks[ev.block];
+        assert!((b.elements[0]..=b.elements[1]).contains(&ev.element));
+    }
+}
+
+fn bin(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("MOVIEGRAPH_STORE")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_cli_builds_resumes_reviews_and_exports_identical_files() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let film = root.join("screenplays/the-second-key");
+    let film = film.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    // A build cut short after 5 blocks, then resumed.
+    let out = bin(
+        &[
+            "graph",
+            "build",
+            film,
+            "--store",
+            "ws.db",
+            "--review",
+            "--stop-after",
+            "5",
+        ],
+        cwd,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("incomplete"));
+    let out = bin(
+        &["graph", "build", film, "--store", "ws.db", "--review"],
+        cwd,
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && text.contains("11 built now, 5 already done"),
+        "{text}"
+    );
+    // With --review the split votes wait for a person.
+    let stats = String::from_utf8_lossy(
+        &bin(&["graph", "stats", film, "--store", "ws.db", "--json"], cwd).stdout,
+    )
+    .into_owned();
+    let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    let pending = v["total"]["pending"].as_u64().unwrap();
+    assert!(
+        pending > 0 && pending == v["escalated"].as_u64().unwrap(),
+        "{stats}"
+    );
+    // Decide the first escalated candidate from stdin.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(["graph", "review", film, "--store", "ws.db"])
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"r the pronoun is ambiguous\nq\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        shown.contains("rules-grounding says") && shown.contains("recorded 1 decision"),
+        "{shown}"
+    );
+    let stats = String::from_utf8_lossy(
+        &bin(&["graph", "stats", film, "--store", "ws.db", "--json"], cwd).stdout,
+    )
+    .into_owned();
+    let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(v["reviewed"], serde_json::json!([0, 1]));
+    assert_eq!(v["total"]["pending"].as_u64().unwrap(), pending - 1);
+    // Exports: JSON twice, byte-identical; the other formats exist.
+    assert!(bin(&["graph", "export", film, "--store", "ws.db"], cwd)
+        .status
+        .success());
+    let first = std::fs::read(cwd.join("graphs/the-second-key.json")).unwrap();
+    assert!(bin(&["graph", "export", film, "--store", "ws.db"], cwd)
+        .status
+        .success());
+    assert!(first == std::fs::read(cwd.join("graphs/the-second-key.json")).unwrap());
+    for (format, file) in [
+        ("graphml", "the-second-key.graphml"),
+        ("dot", "the-second-key.dot"),
+        ("neo4j-csv", "the-second-key.edges.csv"),
+    ] {
+        let out = bin(
+            &[
+                "graph", "export", film, "--store", "ws.db", "--format", format,
+            ],
+            cwd,
+        );
+        assert!(out.status.success(), "{format}");
+        assert!(cwd.join("graphs").join(file).exists(), "{file}");
+    }
+    // Errors: exit 2 with the path named.
+    let out = bin(&["graph", "build", "no-such-film", "--store", "ws.db"], cwd);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-film"));
+    let out = bin(&["graph", "stats", "other-film", "--store", "ws.db"], cwd);
+    assert_eq!(out.status.code(), Some(2));
+}
