@@ -6,11 +6,14 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 use moviegraph::align::eval::{evaluate, EvalReport, Gold};
-use moviegraph::align::{align, attach_shots, AlignOptions, Alignment};
+use moviegraph::align::{align_with, attach_shots, AlignOptions, Alignment};
+use moviegraph::embed::{CachedEmbedder, Embedder};
 use moviegraph::media::shots::{FrameRate, MovieNetPaths, ShotList};
 use moviegraph::media::subtitles::{self, format_ms};
 use moviegraph::screenplay;
+use moviegraph::store::{Store, STORE_ENV};
 
+use super::embedding::{choose, EmbedderArgs};
 use super::{emit, Outcome};
 
 /// Align a screenplay's dialogue with the film's subtitles and cut the script
@@ -27,6 +30,11 @@ use super::{emit, Outcome};
 ///   moviegraph align --script screenplays/the-second-key/script.fountain \
 ///       --subtitles screenplays/the-second-key/subtitles.srt
 ///   moviegraph align --script S --subtitles X --eval alignment_gold.json
+///
+/// The semantic part of the similarity uses all-MiniLM-L6-v2 when its files
+/// are installed (scripts/setup-models), else the hashed character-n-gram
+/// baseline (see --embedder). With --store (or MOVIEGRAPH_STORE) embeddings
+/// are cached in the workspace store and reused by later runs.
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct AlignArgs {
@@ -60,6 +68,12 @@ pub struct AlignArgs {
     /// Split blocks longer than this many seconds.
     #[arg(long, default_value_t = 90)]
     block_max_s: u64,
+    #[command(flatten)]
+    embedding: EmbedderArgs,
+    /// Cache embeddings in this workspace store (default: MOVIEGRAPH_STORE
+    /// when set; else no cache).
+    #[arg(long, value_name = "DB")]
+    store: Option<PathBuf>,
 }
 
 /// Runs `moviegraph align`.
@@ -73,9 +87,27 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         block_max_ms: args.block_max_s.saturating_mul(1000),
         ..AlignOptions::default()
     };
+    let embedder = choose(&args.embedding)?;
+    let store_path = args.store.clone().or_else(|| {
+        std::env::var_os(STORE_ENV)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    });
+    let store = match &store_path {
+        Some(path) => Some(Store::open(path)?),
+        None => None,
+    };
+    let cached;
+    let embedder: &dyn Embedder = match &store {
+        Some(store) => {
+            cached = CachedEmbedder::new(embedder.as_ref(), store);
+            &cached
+        }
+        None => embedder.as_ref(),
+    };
     let started = std::time::Instant::now();
-    let alignment = align(&play, &subs, &opts);
-    let mut alignment = alignment;
+    let mut alignment = align_with(&play, &subs, &opts, embedder)
+        .with_context(|| format!("embedding with {}", embedder.name()))?;
     let elapsed = started.elapsed();
     if let Some(shots) = &args.shots {
         let fps = match &args.fps {

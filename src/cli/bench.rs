@@ -20,6 +20,9 @@ pub enum BenchCommand {
     /// Alignment speed and accuracy on a feature-length synthetic film: the
     /// anchor-banded DP against a naive full-matrix DP in the same run.
     Align(BenchAlignArgs),
+    /// Sentence-embedding speed: all-MiniLM-L6-v2 cold and through the
+    /// store's cache, against the hashed baseline, on the same texts.
+    Embed(super::bench_embed::BenchEmbedArgs),
 }
 
 /// Options of `bench align`.
@@ -70,6 +73,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
     match cmd {
         BenchCommand::Parse(args) => bench_parse(args),
         BenchCommand::Align(args) => bench_align(args),
+        BenchCommand::Embed(args) => super::bench_embed::bench_embed(args),
     }
 }
 
@@ -272,7 +276,7 @@ fn time_screenplain(python: &str, text: &str, min_ms: u64) -> anyhow::Result<f64
     Ok(secs)
 }
 
-const DEFAULT_ALIGN_SCRIPTS: [&str; 3] = [
+pub(super) const DEFAULT_ALIGN_SCRIPTS: [&str; 3] = [
     "../shared/conformance/jumpcut/corpus/big-fish/source/source.fountain",
     "../shared/conformance/jumpcut/corpus/gumshoe/source/source.fountain",
     "../shared/conformance/jumpcut/corpus/mostly-genius/source/source.fountain",
@@ -340,8 +344,8 @@ fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
     let params = banded_opts.params;
     let mut vocab = Vocabulary::default();
     let t_prep = Instant::now();
-    let ls = prepare(&lines, params.max_group, &mut vocab, &HashedNgramEmbedder);
-    let cs = prepare(&cues, params.max_group, &mut vocab, &HashedNgramEmbedder);
+    let ls = prepare(&lines, params.max_group, &mut vocab, &HashedNgramEmbedder)?;
+    let cs = prepare(&cues, params.max_group, &mut vocab, &HashedNgramEmbedder)?;
     let prep = t_prep.elapsed();
     let chain = anchors::monotone_chain(&anchors::find_anchors(&ls, &cs));
     let band = Band::around(&chain, ls.len(), cs.len(), banded_opts.band_margin);

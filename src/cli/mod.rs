@@ -2,6 +2,8 @@
 
 mod align;
 mod bench;
+mod bench_embed;
+mod embedding;
 mod parse;
 mod run;
 

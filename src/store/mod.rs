@@ -9,6 +9,7 @@
 //! alignment) is committed before the caller moves on, so a killed process loses
 //! at most the item it was working on.
 
+mod embed;
 mod films;
 mod migrate;
 
