@@ -105,6 +105,16 @@ fn minilm_matches_sentence_transformers_to_1e4() {
     let diff = max_abs_diff(&got, &r.vectors);
     eprintln!("MiniLM vs sentence-transformers: max abs diff {diff:e}");
     assert!(diff <= 1e-4, "max abs diff {diff}");
+    // Two batches at once (batch size 32: 40 texts make two) give the same vectors.
+    let many: Vec<&str> = refs.iter().cycle().take(40).copied().collect();
+    let two = MiniLmEmbedder::load(model.dir())
+        .unwrap()
+        .with_workers(2)
+        .embed_batch(&many)
+        .unwrap();
+    let expected: Vec<Vec<f32>> = r.vectors.iter().cycle().take(40).cloned().collect();
+    let diff = max_abs_diff(&two, &expected);
+    assert!(diff <= 1e-4, "two workers: max abs diff {diff}");
     // One at a time (no padding) gives the same vectors as the padded batch.
     let single: Vec<Vec<f32>> = refs.iter().map(|t| model.embed(t).unwrap()).collect();
     let diff = max_abs_diff(&single, &r.vectors);
@@ -162,4 +172,89 @@ fn minilm_aligns_the_sample_film_through_the_cache() {
     );
     assert!(report.precision >= 0.95, "precision {}", report.precision);
     assert!(report.recall >= 0.95, "recall {}", report.recall);
+}
+
+fn moviegraph(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("MOVIEGRAPH_STORE")
+        .output()
+        .unwrap()
+}
+
+const SCRIPT: &str = "screenplays/the-second-key/script.fountain";
+const SUBS: &str = "screenplays/the-second-key/subtitles.srt";
+
+#[test]
+fn auto_without_model_files_says_it_runs_the_hashed_baseline() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = empty.path().to_str().unwrap();
+    let out = moviegraph(&[
+        "align",
+        "--script",
+        SCRIPT,
+        "--subtitles",
+        SUBS,
+        "--model-dir",
+        dir,
+    ]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("hashed character-n-gram"), "{err}");
+    assert!(err.contains("offline baseline"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("embedder: hashed-char-ngram-512"), "{text}");
+}
+
+#[test]
+fn minilm_without_model_files_is_an_error_naming_file_and_setup() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = empty.path().to_str().unwrap();
+    let out = moviegraph(&[
+        "align",
+        "--script",
+        SCRIPT,
+        "--subtitles",
+        SUBS,
+        "--embedder",
+        "minilm",
+        "--model-dir",
+        dir,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.json: missing"), "{err}");
+    assert!(err.contains("scripts/setup-models"), "{err}");
+    // A folder with some files that do not verify is an error under auto too.
+    std::fs::write(empty.path().join("config.json"), "{}").unwrap();
+    let out = moviegraph(&[
+        "align",
+        "--script",
+        SCRIPT,
+        "--subtitles",
+        SUBS,
+        "--model-dir",
+        dir,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("sha256"), "{err}");
+}
+
+#[test]
+fn hashed_json_summary_names_the_embedder() {
+    let out = moviegraph(&[
+        "align",
+        "--script",
+        SCRIPT,
+        "--subtitles",
+        SUBS,
+        "--embedder",
+        "hashed",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["embedder"], "hashed-char-ngram-512");
 }

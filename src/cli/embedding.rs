@@ -33,18 +33,28 @@ pub struct EmbedderArgs {
     pub model_dir: Option<PathBuf>,
 }
 
-/// Loads MiniLM from the resolved folder.
+/// Loads MiniLM from the resolved folder, set up to run one batch per core.
 pub fn load_minilm(args: &EmbedderArgs) -> anyhow::Result<MiniLmEmbedder> {
+    // candle reads RAYON_NUM_THREADS on every matrix product. One thread per
+    // product and one batch per core is faster for this small model (see
+    // MiniLmEmbedder::with_workers); a value the user set is kept.
+    let workers = if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        1
+    };
     let (dir, source) = resolve_minilm(args.model_dir.as_deref()).with_context(|| {
         format!("no model folder: pass --model-dir or set {MINILM_DIR_ENV} (install with {SETUP_COMMAND})")
     })?;
-    MiniLmEmbedder::load(&dir).with_context(|| {
+    let model = MiniLmEmbedder::load(&dir).with_context(|| {
         format!(
             "loading all-MiniLM-L6-v2 from {} ({})",
             dir.display(),
             source.describe()
         )
-    })
+    })?;
+    Ok(model.with_workers(workers))
 }
 
 /// The embedder the flags ask for. `auto` falls back to the hashed baseline

@@ -49,6 +49,7 @@ pub struct MiniLmEmbedder {
     tokenizer: Tokenizer,
     dir: PathBuf,
     id: String,
+    workers: usize,
 }
 
 impl std::fmt::Debug for MiniLmEmbedder {
@@ -136,7 +137,25 @@ impl MiniLmEmbedder {
             tokenizer,
             dir: dir.to_path_buf(),
             id,
+            workers: 1,
         })
+    }
+
+    /// Runs up to `n` batches at once, each on its own thread (default 1).
+    ///
+    /// candle splits each matrix product over `RAYON_NUM_THREADS` threads
+    /// (read on every call; default: the cores). For this small model that
+    /// split wastes much of the second core, so on a few cores it is faster to
+    /// set `RAYON_NUM_THREADS=1` and give each core whole batches. The vectors
+    /// do not depend on `n`.
+    pub fn with_workers(mut self, n: usize) -> MiniLmEmbedder {
+        self.workers = n.max(1);
+        self
+    }
+
+    /// How many batches run at once.
+    pub fn workers(&self) -> usize {
+        self.workers
     }
 
     /// The folder the files were read from.
@@ -212,10 +231,59 @@ impl Embedder for MiniLmEmbedder {
             .map_err(|e| self.model_error(format!("tokenizing: {e}")))?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(BATCH) {
+        let chunks: Vec<&[usize]> = order.chunks(BATCH).collect();
+        let run = |chunk: &[usize]| {
             let seqs: Vec<&[u32]> = chunk.iter().map(|&i| encodings[i].get_ids()).collect();
-            for (&i, v) in chunk.iter().zip(self.forward(&seqs)?) {
+            self.forward(&seqs)
+        };
+        let workers = self.workers.min(chunks.len());
+        let results: Vec<Result<Vec<Vec<f32>>, EmbedError>> = if workers <= 1 {
+            chunks.iter().map(|c| run(c)).collect()
+        } else {
+            // Worker w takes chunks w, w + workers, …; results go back in chunk order.
+            let per_worker: Vec<Vec<(usize, Result<Vec<Vec<f32>>, EmbedError>)>> =
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = (0..workers)
+                        .map(|w| {
+                            let (chunks, run) = (&chunks, &run);
+                            scope.spawn(move || {
+                                (w..chunks.len())
+                                    .step_by(workers)
+                                    .map(|k| (k, run(chunks[k])))
+                                    .collect::<Vec<_>>()
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| {
+                            h.join().unwrap_or_else(|_| {
+                                vec![(
+                                    usize::MAX,
+                                    Err(self.model_error("an embedding thread panicked")),
+                                )]
+                            })
+                        })
+                        .collect()
+                });
+            let mut slots: Vec<Option<Result<Vec<Vec<f32>>, EmbedError>>> =
+                (0..chunks.len()).map(|_| None).collect();
+            for (k, r) in per_worker.into_iter().flatten() {
+                match slots.get_mut(k) {
+                    Some(slot) => *slot = Some(r),
+                    None => {
+                        return Err(r.err().unwrap_or_else(|| self.model_error("lost a batch")))
+                    }
+                }
+            }
+            slots
+                .into_iter()
+                .map(|s| s.unwrap_or_else(|| Err(self.model_error("lost a batch"))))
+                .collect()
+        };
+        let mut out = vec![Vec::new(); texts.len()];
+        for (chunk, vectors) in chunks.iter().zip(results) {
+            for (&i, v) in chunk.iter().zip(vectors?) {
                 out[i] = v;
             }
         }
