@@ -39,6 +39,9 @@ pub const MINILM_FILES: [(&str, &str); 3] = [
     ),
 ];
 
+/// The vectors of one batch, in its order.
+type Vectors = Vec<Vec<f32>>;
+
 /// Texts per forward pass. On two cores larger batches gain nothing (the
 /// matrix products already use both) and cost padding.
 const BATCH: usize = 32;
@@ -237,11 +240,14 @@ impl Embedder for MiniLmEmbedder {
             self.forward(&seqs)
         };
         let workers = self.workers.min(chunks.len());
-        let results: Vec<Result<Vec<Vec<f32>>, EmbedError>> = if workers <= 1 {
-            chunks.iter().map(|c| run(c)).collect()
+        let mut results: Vec<Option<Vectors>> = (0..chunks.len()).map(|_| None).collect();
+        if workers <= 1 {
+            for (slot, chunk) in results.iter_mut().zip(&chunks) {
+                *slot = Some(run(chunk)?);
+            }
         } else {
-            // Worker w takes chunks w, w + workers, …; results go back in chunk order.
-            let per_worker: Vec<Vec<(usize, Result<Vec<Vec<f32>>, EmbedError>)>> =
+            // Worker w takes chunks w, w + workers, …
+            let done: Vec<Result<Vec<(usize, Vectors)>, EmbedError>> =
                 std::thread::scope(|scope| {
                     let handles: Vec<_> = (0..workers)
                         .map(|w| {
@@ -249,8 +255,8 @@ impl Embedder for MiniLmEmbedder {
                             scope.spawn(move || {
                                 (w..chunks.len())
                                     .step_by(workers)
-                                    .map(|k| (k, run(chunks[k])))
-                                    .collect::<Vec<_>>()
+                                    .map(|k| Ok((k, run(chunks[k])?)))
+                                    .collect::<Result<Vec<_>, EmbedError>>()
                             })
                         })
                         .collect();
@@ -258,32 +264,21 @@ impl Embedder for MiniLmEmbedder {
                         .into_iter()
                         .map(|h| {
                             h.join().unwrap_or_else(|_| {
-                                vec![(
-                                    usize::MAX,
-                                    Err(self.model_error("an embedding thread panicked")),
-                                )]
+                                Err(self.model_error("an embedding thread panicked"))
                             })
                         })
                         .collect()
                 });
-            let mut slots: Vec<Option<Result<Vec<Vec<f32>>, EmbedError>>> =
-                (0..chunks.len()).map(|_| None).collect();
-            for (k, r) in per_worker.into_iter().flatten() {
-                match slots.get_mut(k) {
-                    Some(slot) => *slot = Some(r),
-                    None => {
-                        return Err(r.err().unwrap_or_else(|| self.model_error("lost a batch")))
-                    }
+            for part in done {
+                for (k, v) in part? {
+                    results[k] = Some(v);
                 }
             }
-            slots
-                .into_iter()
-                .map(|s| s.unwrap_or_else(|| Err(self.model_error("lost a batch"))))
-                .collect()
-        };
+        }
         let mut out = vec![Vec::new(); texts.len()];
         for (chunk, vectors) in chunks.iter().zip(results) {
-            for (&i, v) in chunk.iter().zip(vectors?) {
+            let vectors = vectors.ok_or_else(|| self.model_error("a batch was not embedded"))?;
+            for (&i, v) in chunk.iter().zip(vectors) {
                 out[i] = v;
             }
         }
