@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod align;
+pub mod embed;
 pub mod eval;
 pub mod graph;
 pub mod media;

@@ -137,13 +137,15 @@ mod tests {
             1,
             &mut v,
             &e,
-        );
+        )
+        .unwrap();
         let cues = prepare(
             &["hello", "the quick brown", "fox jumps over the lazy dog"],
             1,
             &mut v,
             &e,
-        );
+        )
+        .unwrap();
         let found = find_anchors(&lines, &cues);
         assert!(found.contains(&Anchor { line: 0, cue: 1 }));
         assert!(found.contains(&Anchor { line: 1, cue: 2 }));

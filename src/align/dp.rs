@@ -413,7 +413,10 @@ mod tests {
     fn sides(lines: &[&str], cues: &[&str]) -> (Side, Side) {
         let mut v = Vocabulary::default();
         let e = HashedNgramEmbedder;
-        (prepare(lines, 3, &mut v, &e), prepare(cues, 3, &mut v, &e))
+        (
+            prepare(lines, 3, &mut v, &e).unwrap(),
+            prepare(cues, 3, &mut v, &e).unwrap(),
+        )
     }
 
     #[test]

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::media::subtitles::Subtitles;
 use crate::screenplay::{ElementKind, Screenplay};
 use dp::{Band, DpParams, Pair};
-use similarity::{Embedder, HashedNgramEmbedder, Side, Vocabulary};
+use similarity::{EmbedError, Embedder, HashedNgramEmbedder, Side, Vocabulary};
 
 /// Options of [`align`].
 #[derive(Debug, Clone, PartialEq)]
@@ -194,7 +194,11 @@ pub struct Alignment {
 
 /// Aligns with the offline [`HashedNgramEmbedder`].
 pub fn align(play: &Screenplay, subs: &Subtitles, opts: &AlignOptions) -> Alignment {
-    align_with(play, subs, opts, &HashedNgramEmbedder)
+    match align_with(play, subs, opts, &HashedNgramEmbedder) {
+        Ok(a) => a,
+        // The hashed embedder computes every vector itself; it has no error path.
+        Err(e) => unreachable!("the hashed embedder failed: {e}"),
+    }
 }
 
 /// The matched groups and figures of the line–cue pass, before times and blocks.
@@ -216,12 +220,12 @@ pub fn match_texts(
     cues: &[&str],
     opts: &AlignOptions,
     embedder: &dyn Embedder,
-) -> Matching {
+) -> Result<Matching, EmbedError> {
     let mut vocab = Vocabulary::default();
     let g = opts.params.max_group;
-    let ls = similarity::prepare(lines, g, &mut vocab, embedder);
-    let cs = similarity::prepare(cues, g, &mut vocab, embedder);
-    match_prepared(&ls, &cs, opts)
+    let ls = similarity::prepare(lines, g, &mut vocab, embedder)?;
+    let cs = similarity::prepare(cues, g, &mut vocab, embedder)?;
+    Ok(match_prepared(&ls, &cs, opts))
 }
 
 /// [`match_texts`] on prepared sides.
@@ -312,13 +316,14 @@ fn place_moved(ls: &Side, cs: &Side, pairs: &mut Vec<Pair>, opts: &AlignOptions)
     }
 }
 
-/// Aligns a screenplay with subtitles using `embedder` for the semantic part.
+/// Aligns a screenplay with subtitles using `embedder` for the semantic part
+/// (an error only when the embedder fails).
 pub fn align_with(
     play: &Screenplay,
     subs: &Subtitles,
     opts: &AlignOptions,
     embedder: &dyn Embedder,
-) -> Alignment {
+) -> Result<Alignment, EmbedError> {
     let dialogue: Vec<usize> = play
         .elements
         .iter()
@@ -331,7 +336,7 @@ pub fn align_with(
         .map(|&i| play.elements[i].text.as_str())
         .collect();
     let cue_texts: Vec<&str> = subs.cues.iter().map(|c| c.text.as_str()).collect();
-    let matching = match_texts(&line_texts, &cue_texts, opts, embedder);
+    let matching = match_texts(&line_texts, &cue_texts, opts, embedder)?;
 
     let mut alignments: Vec<LineAlignment> = dialogue
         .iter()
@@ -394,12 +399,12 @@ pub fn align_with(
         }
     }
     let (element_times, blocks) = times_and_blocks(play, &alignments, opts.block_max_ms);
-    Alignment {
+    Ok(Alignment {
         alignments,
         element_times,
         blocks,
         summary,
-    }
+    })
 }
 
 /// Scene bounds from aligned dialogue, element times, and blocks.
@@ -639,7 +644,8 @@ mod tests {
             &cues,
             &AlignOptions::default(),
             &HashedNgramEmbedder,
-        );
+        )
+        .unwrap();
         assert!(m.pairs.is_empty(), "{:?}", m.pairs);
     }
 }

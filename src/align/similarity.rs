@@ -15,101 +15,20 @@
 //! [`PRUNE_COSINE`] the pair is unrelated and the fuzzy part is not computed
 //! (taken as 0), which keeps a full quadratic pass affordable.
 //!
-//! The embedding comes from an [`Embedder`]. The built-in
-//! [`HashedNgramEmbedder`] is the deterministic offline fallback: character
-//! 3- to 5-grams of the normalized text (padded with a space at each end) are
-//! hashed (FNV-1a) into [`HASH_DIMS`] buckets, counted and L2-normalized (a
-//! group of consecutive items uses the sum of its members' counts). A
-//! sentence-embedding model (all-MiniLM-L6-v2) can be plugged in later through
-//! the same trait.
+//! The embedding comes from an [`Embedder`] (`crate::embed`): all-MiniLM-L6-v2
+//! when its files are installed, else the offline [`HashedNgramEmbedder`]
+//! (whose groups of consecutive items use the sum of their members' n-gram
+//! counts). Group texts of a model embedder are embedded in one batch.
 
 use std::collections::HashMap;
 
+pub use crate::embed::{EmbedError, Embedder, HashedNgramEmbedder, HASH_DIMS};
 use crate::media::subtitles::normalize_for_matching;
 
 /// Weight of the embedding cosine in the hybrid score (the fuzzy part gets the rest).
 pub const W_EMBED: f32 = 0.5;
 /// Below this embedding cosine a pair is treated as unrelated (fuzzy part skipped).
 pub const PRUNE_COSINE: f32 = 0.3;
-/// Dimensions of the hashed character-n-gram embedding.
-pub const HASH_DIMS: usize = 512;
-
-/// Turns a normalized text into a fixed-size vector; cosine of two vectors is
-/// their semantic similarity. Implementations must be deterministic.
-pub trait Embedder {
-    /// A short name for reports (`hashed-char-ngram-512`).
-    fn name(&self) -> &str;
-    /// The length of every vector [`Embedder::embed`] returns.
-    fn dims(&self) -> usize;
-    /// The L2-normalized embedding of `text` (already normalized for matching);
-    /// an all-zero vector for an empty text.
-    fn embed(&self, text: &str) -> Vec<f32>;
-    /// An unnormalized vector whose sums stand for concatenated texts, when
-    /// the embedder has one (count-based embedders); [`prepare`] then builds
-    /// group embeddings by adding instead of embedding joined texts.
-    fn additive(&self, _text: &str) -> Option<Vec<f32>> {
-        None
-    }
-}
-
-/// The offline fallback embedder: hashed character 3–5-grams, L2-normalized.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct HashedNgramEmbedder;
-
-fn fnv1a_step(mut h: u64, x: u32) -> u64 {
-    for b in x.to_le_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-impl Embedder for HashedNgramEmbedder {
-    fn name(&self) -> &str {
-        "hashed-char-ngram-512"
-    }
-
-    fn dims(&self) -> usize {
-        HASH_DIMS
-    }
-
-    fn embed(&self, text: &str) -> Vec<f32> {
-        let mut v = ngram_counts(text);
-        normalize(&mut v);
-        v
-    }
-
-    /// The n-gram counts (a group's counts are the sum of its members',
-    /// less the few n-grams that would span the joins).
-    fn additive(&self, text: &str) -> Option<Vec<f32>> {
-        Some(ngram_counts(text))
-    }
-}
-
-/// Unnormalized hashed 3–5-gram counts of `text` padded with a space at each end.
-fn ngram_counts(text: &str) -> Vec<f32> {
-    let mut v = vec![0f32; HASH_DIMS];
-    if text.is_empty() {
-        return v;
-    }
-    let padded: Vec<char> = std::iter::once(' ')
-        .chain(text.chars())
-        .chain(std::iter::once(' '))
-        .collect();
-    for start in 0..padded.len() {
-        // FNV-1a over the chars' code points; the 3-, 4- and 5-gram hashes
-        // starting here are successive prefixes of one pass.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for (n, &c) in padded[start..].iter().take(5).enumerate() {
-            h = fnv1a_step(h, c as u32);
-            if n >= 2 {
-                v[(h % HASH_DIMS as u64) as usize] += 1.0;
-            }
-        }
-    }
-    v
-}
-
 /// Scales `v` to unit length; returns the length it had.
 fn normalize(v: &mut [f32]) -> f32 {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -222,7 +141,7 @@ pub fn prepare(
     max_group: usize,
     vocab: &mut Vocabulary,
     embedder: &dyn Embedder,
-) -> Side {
+) -> Result<Side, EmbedError> {
     let texts: Vec<String> = raw.iter().map(|t| normalize_for_matching(t).text).collect();
     let mut words = Vec::new();
     let mut offsets = vec![0];
@@ -232,6 +151,19 @@ pub fn prepare(
     }
     let max_group = max_group.max(1);
     let raw: Option<Vec<Vec<f32>>> = texts.iter().map(|t| embedder.additive(t)).collect();
+    // A model embedder gets every group text in one batch (it batches and pads).
+    let mut embedded = match &raw {
+        Some(_) => Vec::new(),
+        None => {
+            let joined: Vec<String> = (1..=max_group)
+                .flat_map(|k| (0..texts.len().saturating_sub(k - 1)).map(move |i| (i, k)))
+                .map(|(i, k)| texts[i..i + k].join(" "))
+                .collect();
+            let refs: Vec<&str> = joined.iter().map(String::as_str).collect();
+            embedder.embed_batch(&refs)?
+        }
+    }
+    .into_iter();
     let mut groups = Vec::with_capacity(max_group);
     let mut norms: Vec<Vec<f32>> = Vec::with_capacity(max_group);
     for k in 1..=max_group {
@@ -248,22 +180,21 @@ pub fn prepare(
                 }
                 kn.push(normalize(&mut v));
                 g.push(v);
-            } else if k == 1 {
-                g.push(embedder.embed(&texts[i]));
             } else {
-                g.push(embedder.embed(&texts[i..i + k].join(" ")));
+                g.push(embedded.next().unwrap_or_default());
+                kn.push(0.0);
             }
         }
         groups.push(g);
         norms.push(kn);
     }
-    Side {
+    Ok(Side {
         texts,
         words,
         offsets,
         groups,
         additive: raw.map(|raw| (raw, norms)),
-    }
+    })
 }
 
 /// A small open-addressing map from word ids to 64-bit values, on the stack,
@@ -461,16 +392,16 @@ pub fn hybrid_cos_floor(a_words: &[u32], b_words: &[u32], cos: f32, floor: f32) 
 }
 
 /// Similarity of two raw texts (normalized here) with the given embedder.
-pub fn text_similarity(a: &str, b: &str, embedder: &dyn Embedder) -> f32 {
+pub fn text_similarity(a: &str, b: &str, embedder: &dyn Embedder) -> Result<f32, EmbedError> {
     let mut vocab = Vocabulary::default();
-    let sa = prepare(&[a], 1, &mut vocab, embedder);
-    let sb = prepare(&[b], 1, &mut vocab, embedder);
-    hybrid(
+    let sa = prepare(&[a], 1, &mut vocab, embedder)?;
+    let sb = prepare(&[b], 1, &mut vocab, embedder)?;
+    Ok(hybrid(
         sa.words(0, 1),
         sa.embedding(0, 1),
         sb.words(0, 1),
         sb.embedding(0, 1),
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -479,7 +410,7 @@ mod tests {
 
     #[test]
     fn identical_texts_score_one() {
-        let s = text_similarity("You old liar.", "You old LIAR!", &HashedNgramEmbedder);
+        let s = text_similarity("You old liar.", "You old LIAR!", &HashedNgramEmbedder).unwrap();
         assert!((s - 1.0).abs() < 1e-4, "{s}");
     }
 
@@ -490,23 +421,16 @@ mod tests {
             "It's worth more than he owes. Take it and go.",
             "It's worth more than he owes. Take it.",
             &e,
-        );
+        )
+        .unwrap();
         let far = text_similarity(
             "It's worth more than he owes. Take it and go.",
             "The harbour office called about the boat.",
             &e,
-        );
+        )
+        .unwrap();
         assert!(close > 0.75, "{close}");
         assert!(far < 0.35, "{far}");
-    }
-
-    #[test]
-    fn embedding_is_normalized_and_deterministic() {
-        let e = HashedNgramEmbedder;
-        let a = e.embed("hello there");
-        assert_eq!(a, e.embed("hello there"));
-        assert!((dot(&a, &a) - 1.0).abs() < 1e-5);
-        assert!(e.embed("").iter().all(|x| *x == 0.0));
     }
 
     #[test]

@@ -6,12 +6,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 use moviegraph::align::eval::{evaluate, EvalReport, Gold};
-use moviegraph::align::{align, attach_shots, export, AlignOptions, Alignment};
+use moviegraph::align::{align_with, attach_shots, export, AlignOptions, Alignment};
+use moviegraph::embed::{CachedEmbedder, Embedder};
 use moviegraph::media::shots::{FrameRate, MovieNetPaths, ShotList};
 use moviegraph::media::subtitles::{self, format_ms};
 use moviegraph::screenplay;
-use moviegraph::store::{self, AlignmentRecord, AlignmentSources, InputFile, Store};
+use moviegraph::store::{self, AlignmentRecord, AlignmentSources, InputFile, Store, STORE_ENV};
 
+use super::embedding::{choose, EmbedderArgs};
 use super::{emit, Outcome};
 
 /// Align a screenplay's dialogue with the film's subtitles and cut the script
@@ -34,6 +36,11 @@ use super::{emit, Outcome};
 ///       --subtitles screenplays/the-second-key/subtitles.srt
 ///   moviegraph align --script S --subtitles X --eval alignment_gold.json
 ///   moviegraph align --script S --subtitles X --shots keyframes.csv --store --jsonl out.jsonl
+///
+/// The semantic part of the similarity uses all-MiniLM-L6-v2 when its files
+/// are installed (scripts/setup-models), else the hashed character-n-gram
+/// baseline (see --embedder). With --store (or MOVIEGRAPH_STORE) embeddings
+/// are cached in the workspace store and reused by later runs.
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct AlignArgs {
@@ -72,7 +79,8 @@ pub struct AlignArgs {
     #[arg(long, default_value_t = 90)]
     block_max_s: u64,
     /// Save the result in the workspace database: PATH, else $MOVIEGRAPH_STORE,
-    /// else moviegraph.db in the working directory.
+    /// else moviegraph.db in the working directory. Embeddings are cached there
+    /// too (also when only MOVIEGRAPH_STORE is set).
     #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
     store: Option<PathBuf>,
     /// The film's name in the store and the export (default: the script's folder name).
@@ -81,6 +89,8 @@ pub struct AlignArgs {
     /// Write the JSONL export to this file (`-` for stdout).
     #[arg(long, value_name = "OUT")]
     jsonl: Option<PathBuf>,
+    #[command(flatten)]
+    embedding: EmbedderArgs,
 }
 
 /// Runs `moviegraph align`.
@@ -94,8 +104,30 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         block_max_ms: args.block_max_s.saturating_mul(1000),
         ..AlignOptions::default()
     };
+    let embedder = choose(&args.embedding)?;
+    let store_path = match &args.store {
+        Some(flag) => Some(store::resolve_path(
+            Some(flag.as_path()).filter(|p| !p.as_os_str().is_empty()),
+        )),
+        None => std::env::var_os(STORE_ENV)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+    };
+    let store = match &store_path {
+        Some(path) => Some(Store::open(path)?),
+        None => None,
+    };
+    let cached;
+    let embedder: &dyn Embedder = match &store {
+        Some(store) => {
+            cached = CachedEmbedder::new(embedder.as_ref(), store);
+            &cached
+        }
+        None => embedder.as_ref(),
+    };
     let started = std::time::Instant::now();
-    let mut alignment = align(&play, &subs, &opts);
+    let mut alignment = align_with(&play, &subs, &opts, embedder)
+        .with_context(|| format!("embedding with {}", embedder.name()))?;
     let elapsed = started.elapsed();
     let fps = match &args.fps {
         Some(text) => Some(

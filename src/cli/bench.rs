@@ -27,6 +27,9 @@ pub enum BenchCommand {
     /// The graph stage (rules backend) on a synthetic corpus: time per block,
     /// calls per block, peak memory, against the generator alone.
     Graph(super::bench_graph::BenchGraphArgs),
+    /// Sentence-embedding speed: all-MiniLM-L6-v2 cold and through the
+    /// store's cache, against the hashed baseline, on the same texts.
+    Embed(super::bench_embed::BenchEmbedArgs),
 }
 
 /// Options of `bench eval`.
@@ -93,6 +96,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
         BenchCommand::Align(args) => bench_align(args),
         BenchCommand::Eval(args) => bench_eval(args),
         BenchCommand::Graph(args) => super::bench_graph::bench_graph(args),
+        BenchCommand::Embed(args) => super::bench_embed::bench_embed(args),
     }
 }
 
@@ -317,7 +321,7 @@ fn time_screenplain(python: &str, text: &str, min_ms: u64) -> anyhow::Result<f64
     Ok(secs)
 }
 
-const DEFAULT_ALIGN_SCRIPTS: [&str; 3] = [
+pub(super) const DEFAULT_ALIGN_SCRIPTS: [&str; 3] = [
     "../shared/conformance/jumpcut/corpus/big-fish/source/source.fountain",
     "../shared/conformance/jumpcut/corpus/gumshoe/source/source.fountain",
     "../shared/conformance/jumpcut/corpus/mostly-genius/source/source.fountain",
@@ -392,8 +396,8 @@ fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
     let params = banded_opts.params;
     let mut vocab = Vocabulary::default();
     let t_prep = Instant::now();
-    let ls = prepare(&lines, params.max_group, &mut vocab, &HashedNgramEmbedder);
-    let cs = prepare(&cues, params.max_group, &mut vocab, &HashedNgramEmbedder);
+    let ls = prepare(&lines, params.max_group, &mut vocab, &HashedNgramEmbedder)?;
+    let cs = prepare(&cues, params.max_group, &mut vocab, &HashedNgramEmbedder)?;
     let prep = t_prep.elapsed();
     let chain = anchors::monotone_chain(&anchors::find_anchors(&ls, &cs));
     let band = Band::around(&chain, ls.len(), cs.len(), banded_opts.band_margin);
@@ -752,4 +756,3 @@ fn time_cpu(min: Duration, mut f: impl FnMut()) -> (Duration, Option<Duration>) 
     let cpu = (cpus.len() == walls.len()).then(|| cpus[cpus.len() / 2]);
     (walls[walls.len() / 2], cpu)
 }
-

@@ -2,8 +2,10 @@
 
 mod align;
 mod bench;
-mod eval;
+mod bench_embed;
 mod bench_graph;
+mod embedding;
+mod eval;
 mod graph;
 mod parse;
 mod run;

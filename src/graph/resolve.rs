@@ -139,7 +139,9 @@ pub fn resolve(
     if matches!(node.kind, NodeKind::Object | NodeKind::Location) {
         let mut best: Option<(f64, &Node)> = None;
         for e in kind_entities().filter(|e| !full(e)) {
-            let score = f64::from(text_similarity(&e.name, &node.name, &HashedNgramEmbedder));
+            // The hashed embedder computes locally and cannot fail.
+            let score =
+                text_similarity(&e.name, &node.name, &HashedNgramEmbedder).map_or(0.0, f64::from);
             if score >= opts.embedding && best.map_or(true, |(b, _)| score > b) {
                 best = Some((score, e));
             }

@@ -1,0 +1,86 @@
+//! The embedder flags shared by `align` and `bench embed`, and the choice
+//! between MiniLM and the hashed baseline.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use moviegraph::embed::model_dir::{resolve_minilm, MINILM_DIR_ENV};
+use moviegraph::embed::{Embedder, HashedNgramEmbedder, MiniLmEmbedder, SETUP_COMMAND};
+
+/// Which embedder to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EmbedderChoice {
+    /// all-MiniLM-L6-v2 when its files are found, else the hashed baseline (with a note).
+    Auto,
+    /// all-MiniLM-L6-v2; an error when its files are missing or corrupt.
+    Minilm,
+    /// The hashed character-n-gram embedding (offline baseline, no model files).
+    Hashed,
+}
+
+/// Embedder flags.
+#[derive(Debug, Clone, Args)]
+pub struct EmbedderArgs {
+    /// The sentence embedder for the semantic part of the similarity.
+    #[arg(long, value_enum, default_value_t = EmbedderChoice::Auto)]
+    pub embedder: EmbedderChoice,
+    /// The all-MiniLM-L6-v2 folder (config.json, tokenizer.json,
+    /// model.safetensors); else MOVIEGRAPH_MINILM_DIR, then
+    /// $MOVIEGRAPH_MODELS/all-MiniLM-L6-v2, then
+    /// ~/.cache/moviegraph/models/all-MiniLM-L6-v2 (scripts/setup-models).
+    #[arg(long, value_name = "DIR")]
+    pub model_dir: Option<PathBuf>,
+}
+
+/// Loads MiniLM from the resolved folder, set up to run one batch per core.
+pub fn load_minilm(args: &EmbedderArgs) -> anyhow::Result<MiniLmEmbedder> {
+    // candle reads RAYON_NUM_THREADS on every matrix product. One thread per
+    // product and one batch per core is faster for this small model (see
+    // MiniLmEmbedder::with_workers); a value the user set is kept.
+    let workers = if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        1
+    };
+    let (dir, source) = resolve_minilm(args.model_dir.as_deref()).with_context(|| {
+        format!("no model folder: pass --model-dir or set {MINILM_DIR_ENV} (install with {SETUP_COMMAND})")
+    })?;
+    let model = MiniLmEmbedder::load(&dir).with_context(|| {
+        format!(
+            "loading all-MiniLM-L6-v2 from {} ({})",
+            dir.display(),
+            source.describe()
+        )
+    })?;
+    Ok(model.with_workers(workers))
+}
+
+/// The embedder the flags ask for. `auto` falls back to the hashed baseline
+/// only when the model folder is absent or holds none of the files; a folder
+/// with some files that do not load is an error (a broken install should
+/// not pass silently).
+pub fn choose(args: &EmbedderArgs) -> anyhow::Result<Box<dyn Embedder>> {
+    match args.embedder {
+        EmbedderChoice::Hashed => Ok(Box::new(HashedNgramEmbedder)),
+        EmbedderChoice::Minilm => Ok(Box::new(load_minilm(args)?)),
+        EmbedderChoice::Auto => {
+            let found = resolve_minilm(args.model_dir.as_deref()).filter(|(dir, _)| {
+                moviegraph::embed::MINILM_FILES
+                    .iter()
+                    .any(|(name, _)| dir.join(name).exists())
+            });
+            match found {
+                Some(_) => Ok(Box::new(load_minilm(args)?)),
+                None => {
+                    eprintln!(
+                        "note: all-MiniLM-L6-v2 files not found; using the hashed character-n-gram \
+                         embedding, an offline baseline (install the model with {SETUP_COMMAND})"
+                    );
+                    Ok(Box::new(HashedNgramEmbedder))
+                }
+            }
+        }
+    }
+}
