@@ -20,6 +20,10 @@ pub enum BenchCommand {
     /// Alignment speed and accuracy on a feature-length synthetic film: the
     /// anchor-banded DP against a naive full-matrix DP in the same run.
     Align(BenchAlignArgs),
+    /// Model-client throughput against a loopback OpenAI-compatible server, at
+    /// zero latency and at 100 ms latency, side by side with the Python `openai`
+    /// client on the same server.
+    Llm(super::bench_llm::BenchLlmArgs),
 }
 
 /// Options of `bench align`.
@@ -70,6 +74,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
     match cmd {
         BenchCommand::Parse(args) => bench_parse(args),
         BenchCommand::Align(args) => bench_align(args),
+        BenchCommand::Llm(args) => super::bench_llm::bench_llm(args),
     }
 }
 

@@ -2,6 +2,9 @@
 
 mod align;
 mod bench;
+mod bench_llm;
+mod llm;
+mod models;
 mod parse;
 mod run;
 
@@ -36,6 +39,10 @@ enum Command {
     Align(align::AlignArgs),
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
+    #[command(subcommand)]
+    Llm(llm::LlmCommand),
 }
 
 /// Outcome of a command that ran to completion: did its checks pass?
@@ -56,6 +63,8 @@ pub fn main() -> ExitCode {
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
         Command::Bench(cmd) => bench::bench(cmd),
+        Command::Models(cmd) => models::models(cmd),
+        Command::Llm(cmd) => llm::llm(cmd),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -24,11 +24,18 @@ pub struct Migration {
 }
 
 /// Every migration this build knows, in version order.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "films",
-    sql: include_str!("migrations/0001_films.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "films",
+        sql: include_str!("migrations/0001_films.sql"),
+    },
+    Migration {
+        version: 4,
+        name: "llm",
+        sql: include_str!("migrations/0004_llm.sql"),
+    },
+];
 
 /// Applies the migrations the database has not seen yet.
 pub(super) fn apply(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {

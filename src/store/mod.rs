@@ -10,6 +10,7 @@
 //! at most the item it was working on.
 
 mod films;
+mod llm;
 mod migrate;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 pub use films::FilmId;
+pub use llm::{CacheEntry, CachedResponse, CallRecord, RoleTotals, RunId};
 pub use migrate::{Migration, MIGRATIONS};
 
 /// The default file name of a workspace's database, in the working directory.
