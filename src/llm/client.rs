@@ -792,7 +792,8 @@ impl ModelHandle {
             started_at_ms: started_ms,
             ..CallRecord::default()
         };
-        if let Some(hit) = llm.lock_store().llm_cache_get(&key)? {
+        let cached = llm.lock_store().llm_cache_get(&key)?;
+        if let Some(hit) = cached {
             if let Ok(vectors) = serde_json::from_str::<Vec<Vec<f32>>>(&hit.response) {
                 llm.record(
                     &CallRecord {
