@@ -47,13 +47,27 @@ fn write_config(path: &Path, url: &str, extra: &str) {
 
 fn run_batch(dir: &Path, extra: &[&str]) -> Command {
     let mut c = bin();
-    c.current_dir(dir).args(["llm", "run-batch", "req.jsonl", "--model", "m", "--config", "m.toml", "--store", "ws.db"]);
+    c.current_dir(dir).args([
+        "llm",
+        "run-batch",
+        "req.jsonl",
+        "--model",
+        "m",
+        "--config",
+        "m.toml",
+        "--store",
+        "ws.db",
+    ]);
     c.args(extra);
     c
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 #[test]
@@ -70,7 +84,11 @@ fn a_run_killed_mid_way_resumes_without_repeating_a_successful_call() {
     write_requests(&dir.path().join("req.jsonl"), N, "kill");
     write_config(&dir.path().join("m.toml"), &server.url(), "");
     server.hold_after(Some(BEFORE_KILL));
-    let mut child = run_batch(dir.path(), &[]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = run_batch(dir.path(), &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
 
     // Kill once the server has answered BEFORE_KILL requests (later ones hang, as
     // calls in flight do) and every answer it gave has been committed.
@@ -80,8 +98,14 @@ fn a_run_killed_mid_way_resumes_without_repeating_a_successful_call() {
     let start = Instant::now();
     let mut steady = 0;
     loop {
-        assert!(start.elapsed() < Duration::from_secs(60), "the run never got going");
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before the kill");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the run never got going"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before the kill"
+        );
         let answered = server.counters().successes();
         if answered >= BEFORE_KILL && db.exists() && rusqlite_count(&db) == answered {
             steady += 1;
@@ -102,13 +126,22 @@ fn a_run_killed_mid_way_resumes_without_repeating_a_successful_call() {
     drop(store);
 
     server.hold_after(None);
-    let out = run_batch(dir.path(), &["--output", "out.jsonl"]).output().unwrap();
+    let out = run_batch(dir.path(), &["--output", "out.jsonl"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains(&format!("{before} from the cache")), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("{before} from the cache")),
+        "{}",
+        text(&out)
+    );
     let per_key = server.counters().per_key();
     assert_eq!(per_key.len(), N);
     let repeated: Vec<_> = per_key.iter().filter(|(_, k)| k.successes != 1).collect();
-    assert!(repeated.is_empty(), "answered more (or less) than once: {repeated:?}");
+    assert!(
+        repeated.is_empty(),
+        "answered more (or less) than once: {repeated:?}"
+    );
     let store = Store::open(&db).unwrap();
     assert_eq!(store.integrity_check().unwrap(), ["ok"]);
     assert_eq!(store.llm_cache_len().unwrap(), N as u64);
@@ -147,23 +180,45 @@ fn the_api_key_appears_in_nothing_a_run_writes() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     write_requests(&dir.path().join("req.jsonl"), 20, "secret");
-    write_config(&dir.path().join("m.toml"), &server.url(), &format!("api_key_env = \"{VAR}\""));
-    let out = run_batch(dir.path(), &["--output", "out.jsonl", "-vv"]).env(VAR, KEY).output().unwrap();
+    write_config(
+        &dir.path().join("m.toml"),
+        &server.url(),
+        &format!("api_key_env = \"{VAR}\""),
+    );
+    let out = run_batch(dir.path(), &["--output", "out.jsonl", "-vv"])
+        .env(VAR, KEY)
+        .output()
+        .unwrap();
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
-    assert!(all.contains("18 answered") && all.contains("[redacted]"), "{all}");
-    let help = bin().args(["llm", "run-batch", "--help"]).env(VAR, KEY).output().unwrap();
+    assert!(
+        all.contains("18 answered") && all.contains("[redacted]"),
+        "{all}"
+    );
+    let help = bin()
+        .args(["llm", "run-batch", "--help"])
+        .env(VAR, KEY)
+        .output()
+        .unwrap();
     let mut written = all.into_bytes();
     written.extend(help.stdout);
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         written.extend(std::fs::read(entry.unwrap().path()).unwrap());
     }
-    let list = bin().current_dir(dir.path()).args(["models", "list", "--config", "m.toml"]).env(VAR, KEY).output().unwrap();
+    let list = bin()
+        .current_dir(dir.path())
+        .args(["models", "list", "--config", "m.toml"])
+        .env(VAR, KEY)
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&list.stdout).contains(&format!("key from ${VAR} (set)")));
     written.extend(list.stdout);
     let hay = String::from_utf8_lossy(&written);
     assert!(!hay.contains(KEY), "the key was written somewhere");
-    assert!(!hay.contains(&KEY[3..20]), "part of the key was written somewhere");
+    assert!(
+        !hay.contains(&KEY[3..20]),
+        "part of the key was written somewhere"
+    );
     // The test can fail: the server did get the key.
     assert_eq!(server.counters().successes(), 18);
 }
@@ -179,14 +234,37 @@ fn batch_files_export_the_uncached_and_import_answers_into_the_cache() {
     write_requests(&d.join("first.jsonl"), 4, "batch");
     let out = bin()
         .current_dir(d)
-        .args(["llm", "run-batch", "first.jsonl", "--model", "m", "--config", "m.toml", "--store", "ws.db"])
+        .args([
+            "llm",
+            "run-batch",
+            "first.jsonl",
+            "--model",
+            "m",
+            "--config",
+            "m.toml",
+            "--store",
+            "ws.db",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let export = |name: &str| {
         let out = bin()
             .current_dir(d)
-            .args(["llm", "batch", "export", "req.jsonl", "-o", name, "--model", "m", "--config", "m.toml", "--store", "ws.db"])
+            .args([
+                "llm",
+                "batch",
+                "export",
+                "req.jsonl",
+                "-o",
+                name,
+                "--model",
+                "m",
+                "--config",
+                "m.toml",
+                "--store",
+                "ws.db",
+            ])
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", text(&out));
@@ -202,14 +280,39 @@ fn batch_files_export_the_uncached_and_import_answers_into_the_cache() {
     // The "batch service": answer the pending file with run-batch into another store.
     let out = bin()
         .current_dir(d)
-        .args(["llm", "run-batch", "pending.jsonl", "-o", "answers.jsonl", "--model", "m", "--config", "m.toml", "--store", "service.db"])
+        .args([
+            "llm",
+            "run-batch",
+            "pending.jsonl",
+            "-o",
+            "answers.jsonl",
+            "--model",
+            "m",
+            "--config",
+            "m.toml",
+            "--store",
+            "service.db",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let served = server.counters().requests();
     let out = bin()
         .current_dir(d)
-        .args(["llm", "batch", "import", "answers.jsonl", "--requests", "req.jsonl", "--model", "m", "--config", "m.toml", "--store", "ws.db"])
+        .args([
+            "llm",
+            "batch",
+            "import",
+            "answers.jsonl",
+            "--requests",
+            "req.jsonl",
+            "--model",
+            "m",
+            "--config",
+            "m.toml",
+            "--store",
+            "ws.db",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -217,14 +320,36 @@ fn batch_files_export_the_uncached_and_import_answers_into_the_cache() {
     assert_eq!(export("none.jsonl").lines().count(), 0);
     // Everything is now answered from the cache, with no further traffic.
     let out = run_batch(d, &[]).output().unwrap();
-    assert!(text(&out).contains("10 answered (10 from the cache)"), "{}", text(&out));
+    assert!(
+        text(&out).contains("10 answered (10 from the cache)"),
+        "{}",
+        text(&out)
+    );
     assert_eq!(server.counters().requests(), served);
 
     let bad = d.join("bad.jsonl");
     std::fs::write(&bad, "{\"custom_id\": \"x\"}\n").unwrap();
-    let out = bin().current_dir(d).args(["llm", "run-batch", "bad.jsonl", "--model", "m", "--config", "m.toml", "--store", "ws.db"]).output().unwrap();
+    let out = bin()
+        .current_dir(d)
+        .args([
+            "llm",
+            "run-batch",
+            "bad.jsonl",
+            "--model",
+            "m",
+            "--config",
+            "m.toml",
+            "--store",
+            "ws.db",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).contains("bad.jsonl:1: no \"body\""), "{}", text(&out));
+    assert!(
+        text(&out).contains("bad.jsonl:1: no \"body\""),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -245,20 +370,53 @@ fn models_list_shows_roles_and_check_reports_latency_or_the_error() {
         ),
     )
     .unwrap();
-    let list = bin().current_dir(dir.path()).args(["models", "list", "--subject", "good"]).output().unwrap();
+    let list = bin()
+        .current_dir(dir.path())
+        .args(["models", "list", "--subject", "good"])
+        .output()
+        .unwrap();
     let listed = text(&list);
     assert!(list.status.success(), "{listed}");
-    assert!(listed.contains("judge        good") && listed.contains("subject      good"), "{listed}");
-    assert!(listed.contains("generator    rules") && listed.contains("auditors     rules-grounding, rules-schema"));
+    assert!(
+        listed.contains("judge        good") && listed.contains("subject      good"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("generator    rules")
+            && listed.contains("auditors     rules-grounding, rules-schema")
+    );
 
-    let check = bin().current_dir(dir.path()).args(["models", "check"]).output().unwrap();
+    let check = bin()
+        .current_dir(dir.path())
+        .args(["models", "check"])
+        .output()
+        .unwrap();
     let checked = text(&check);
     assert_eq!(check.status.code(), Some(1), "{checked}");
-    assert!(checked.contains("ok      good:") && checked.contains("answered \"echo:"), "{checked}");
-    assert!(checked.contains("ok      rules: ") && checked.contains("\"pong\""), "{checked}");
-    assert!(checked.contains(&format!("FAILED  down: POST http://127.0.0.1:{closed}/v1/chat/completions")), "{checked}");
+    assert!(
+        checked.contains("ok      good:") && checked.contains("answered \"echo:"),
+        "{checked}"
+    );
+    assert!(
+        checked.contains("ok      rules: ") && checked.contains("\"pong\""),
+        "{checked}"
+    );
+    assert!(
+        checked.contains(&format!(
+            "FAILED  down: POST http://127.0.0.1:{closed}/v1/chat/completions"
+        )),
+        "{checked}"
+    );
 
-    let bad = bin().current_dir(dir.path()).args(["models", "list", "--judge", "nope"]).output().unwrap();
+    let bad = bin()
+        .current_dir(dir.path())
+        .args(["models", "list", "--judge", "nope"])
+        .output()
+        .unwrap();
     assert_eq!(bad.status.code(), Some(2));
-    assert!(text(&bad).contains("role judge names the model \"nope\""), "{}", text(&bad));
+    assert!(
+        text(&bad).contains("role judge names the model \"nope\""),
+        "{}",
+        text(&bad)
+    );
 }

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::llm::*;
-use moviegraph::llm::{ChatRequest, Completion, Config, Llm, LlmError, LlmOptions, Message, ModelConfig, RulesRegistry};
+use moviegraph::llm::{
+    ChatRequest, Completion, Config, Llm, LlmError, LlmOptions, Message, ModelConfig, RulesRegistry,
+};
 use moviegraph::store::Store;
 use serde_json::{json, Value};
 
@@ -33,7 +35,8 @@ fn json_echo() -> Responder {
 }
 
 fn ask(text: &str) -> ChatRequest {
-    ChatRequest::new(vec![Message::system("echo"), Message::user(text)]).with_schema("echo", schema())
+    ChatRequest::new(vec![Message::system("echo"), Message::user(text)])
+        .with_schema("echo", schema())
 }
 
 /// Runs `n` requests at once; returns each caller's result (index = request) and the time.
@@ -55,7 +58,12 @@ fn run_many(llm: &Llm, n: usize, prefix: &str) -> (Vec<Result<Completion, LlmErr
             assert!(out[i].is_none(), "request {i} answered twice");
             out[i] = Some(r);
         }
-        (out.into_iter().map(|r| r.expect("every request answered")).collect(), start.elapsed())
+        (
+            out.into_iter()
+                .map(|r| r.expect("every request answered"))
+                .collect(),
+            start.elapsed(),
+        )
     })
 }
 
@@ -110,7 +118,9 @@ fn a_fault_mix_of_30_percent_answers_2000_requests_exactly_once() {
 
     // Every caller got its own answer, once.
     for (i, r) in results.iter().enumerate() {
-        let c = r.as_ref().unwrap_or_else(|e| panic!("request {i} failed: {e}"));
+        let c = r
+            .as_ref()
+            .unwrap_or_else(|e| panic!("request {i} failed: {e}"));
         assert_eq!(c.json.as_ref().unwrap()["echo"], format!("q {i}"));
         assert!(!c.cached);
     }
@@ -121,7 +131,10 @@ fn a_fault_mix_of_30_percent_answers_2000_requests_exactly_once() {
     assert_eq!(per_key.len(), N);
     // Each logical request was answered successfully by the server exactly once:
     // no duplicate paid calls, and no duplicate cache rows.
-    assert!(per_key.values().all(|k| k.successes == 1), "a request was answered twice");
+    assert!(
+        per_key.values().all(|k| k.successes == 1),
+        "a request was answered twice"
+    );
     let store = Store::open(&db).unwrap();
     assert_eq!(store.llm_cache_len().unwrap(), N as u64);
     assert_eq!(store.integrity_check().unwrap(), ["ok"]);
@@ -133,14 +146,21 @@ fn a_fault_mix_of_30_percent_answers_2000_requests_exactly_once() {
     assert_eq!(calls.len(), N);
     for call in &calls {
         assert!(call.error.is_none());
-        assert!(call.attempts <= (policy.max_retries + 1) * (call.repairs + 1), "{call:?}");
+        assert!(
+            call.attempts <= (policy.max_retries + 1) * (call.repairs + 1),
+            "{call:?}"
+        );
     }
     // The mix really was ~30% of attempts, with every kind present.
     let attempts = counters.requests();
     let rate = injected as f64 / attempts as f64;
     assert!((0.25..0.35).contains(&rate), "fault rate {rate}");
     for k in &kinds {
-        assert!(faults.get(k.label()).copied().unwrap_or(0) > 0, "{} never injected", k.label());
+        assert!(
+            faults.get(k.label()).copied().unwrap_or(0) > 0,
+            "{} never injected",
+            k.label()
+        );
     }
     // Time: within 2× the fault-free run plus the delays the faults imposed (waits
     // the server asked for, client backoff, timeouts of slow replies) spread over
@@ -170,7 +190,10 @@ fn a_fault_mix_of_30_percent_answers_2000_requests_exactly_once() {
 fn retry_after_and_rate_limit_reset_headers_are_honoured() {
     for (fault, wait) in [
         (Fault::RateLimitedSeconds(1), Duration::from_secs(1)),
-        (Fault::RateLimitedReset(Duration::from_millis(300)), Duration::from_millis(300)),
+        (
+            Fault::RateLimitedReset(Duration::from_millis(300)),
+            Duration::from_millis(300),
+        ),
     ] {
         let plan: FaultPlan = {
             let fault = fault.clone();
@@ -183,14 +206,22 @@ fn retry_after_and_rate_limit_reset_headers_are_honoured() {
         .unwrap();
         let mut config = config_with("m", &[&server.url()], 4, Duration::from_secs(5));
         config.client.backoff_base_ms = 1;
-        let llm = client(config, Store::open_in_memory().unwrap(), LlmOptions::default());
+        let llm = client(
+            config,
+            Store::open_in_memory().unwrap(),
+            LlmOptions::default(),
+        );
         let h = llm.model("m", "t").unwrap();
         let start = Instant::now();
         let c = runtime()
             .block_on(h.chat(&ChatRequest::new(vec![Message::user("hi")])))
             .unwrap();
         assert_eq!(c.text, "echo: hi");
-        assert!(start.elapsed() >= wait, "{fault:?}: waited only {:?}", start.elapsed());
+        assert!(
+            start.elapsed() >= wait,
+            "{fault:?}: waited only {:?}",
+            start.elapsed()
+        );
         assert_eq!(server.counters().requests(), 2);
     }
 }
@@ -205,7 +236,11 @@ fn the_retry_cap_and_fatal_errors_stop_attempts() {
     .unwrap();
     let mut config = config_with("m", &[&server.url()], 4, Duration::from_secs(5));
     config.client.max_retries = 3;
-    let llm = client(config, Store::open_in_memory().unwrap(), LlmOptions::default());
+    let llm = client(
+        config,
+        Store::open_in_memory().unwrap(),
+        LlmOptions::default(),
+    );
     let h = llm.model("m", "t").unwrap();
     let err = runtime()
         .block_on(h.chat(&ChatRequest::new(vec![Message::user("x")])))
@@ -226,7 +261,11 @@ fn the_retry_cap_and_fatal_errors_stop_attempts() {
         LlmOptions::default(),
     );
     let err = runtime()
-        .block_on(llm.model("m", "t").unwrap().chat(&ChatRequest::new(vec![Message::user("x")])))
+        .block_on(
+            llm.model("m", "t")
+                .unwrap()
+                .chat(&ChatRequest::new(vec![Message::user("x")])),
+        )
         .unwrap_err();
     assert!(matches!(err, LlmError::Failed { attempts: 1, .. }), "{err}");
     assert!(err.to_string().contains("model does not exist"));
@@ -234,7 +273,8 @@ fn the_retry_cap_and_fatal_errors_stop_attempts() {
 
 #[test]
 fn the_total_deadline_ends_a_call_that_keeps_being_rate_limited() {
-    let always: FaultPlan = Arc::new(|_| Some(Fault::RateLimited(Some(Duration::from_millis(300)))));
+    let always: FaultPlan =
+        Arc::new(|_| Some(Fault::RateLimited(Some(Duration::from_millis(300)))));
     let server = LoopbackServer::start(ServerOptions {
         faults: Some(always),
         ..ServerOptions::default()
@@ -243,18 +283,31 @@ fn the_total_deadline_ends_a_call_that_keeps_being_rate_limited() {
     let mut config = config_with("m", &[&server.url()], 4, Duration::from_secs(5));
     config.client.deadline_s = 1.0;
     config.client.max_retries = 100;
-    let llm = client(config, Store::open_in_memory().unwrap(), LlmOptions::default());
+    let llm = client(
+        config,
+        Store::open_in_memory().unwrap(),
+        LlmOptions::default(),
+    );
     let start = Instant::now();
     let err = runtime()
-        .block_on(llm.model("m", "t").unwrap().chat(&ChatRequest::new(vec![Message::user("x")])))
+        .block_on(
+            llm.model("m", "t")
+                .unwrap()
+                .chat(&ChatRequest::new(vec![Message::user("x")])),
+        )
         .unwrap_err();
     assert!(matches!(err, LlmError::Deadline { .. }), "{err}");
-    assert!(start.elapsed() < Duration::from_millis(1500), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
 fn slow_replies_time_out_and_are_retried() {
-    let plan: FaultPlan = Arc::new(|r: &Request| (r.attempt == 1).then_some(Fault::Slow(Duration::from_secs(3))));
+    let plan: FaultPlan =
+        Arc::new(|r: &Request| (r.attempt == 1).then_some(Fault::Slow(Duration::from_secs(3))));
     let server = LoopbackServer::start(ServerOptions {
         faults: Some(plan),
         ..ServerOptions::default()
@@ -267,7 +320,11 @@ fn slow_replies_time_out_and_are_retried() {
     );
     let start = Instant::now();
     let c = runtime()
-        .block_on(llm.model("m", "t").unwrap().chat(&ChatRequest::new(vec![Message::user("s")])))
+        .block_on(
+            llm.model("m", "t")
+                .unwrap()
+                .chat(&ChatRequest::new(vec![Message::user("s")])),
+        )
         .unwrap();
     assert_eq!(c.text, "echo: s");
     assert!(start.elapsed() < Duration::from_secs(2));
@@ -280,7 +337,10 @@ fn concurrency_is_bounded_per_endpoint_and_balanced_over_base_urls() {
         latency: Duration::from_millis(20),
         ..ServerOptions::default()
     };
-    let (a, b) = (LoopbackServer::start(opts()).unwrap(), LoopbackServer::start(opts()).unwrap());
+    let (a, b) = (
+        LoopbackServer::start(opts()).unwrap(),
+        LoopbackServer::start(opts()).unwrap(),
+    );
     let llm = client(
         config_with("m", &[&a.url(), &b.url()], 3, Duration::from_secs(5)),
         Store::open_in_memory().unwrap(),
@@ -291,13 +351,21 @@ fn concurrency_is_bounded_per_endpoint_and_balanced_over_base_urls() {
         let mut set = tokio::task::JoinSet::new();
         for i in 0..60 {
             let h = h.clone();
-            set.spawn(async move { h.chat(&ChatRequest::new(vec![Message::user(format!("c{i}"))])).await.unwrap() });
+            set.spawn(async move {
+                h.chat(&ChatRequest::new(vec![Message::user(format!("c{i}"))]))
+                    .await
+                    .unwrap()
+            });
         }
         while set.join_next().await.is_some() {}
     });
     for s in [&a, &b] {
         assert_eq!(s.counters().requests(), 30);
-        assert!(s.counters().max_in_flight() <= 3, "{}", s.counters().max_in_flight());
+        assert!(
+            s.counters().max_in_flight() <= 3,
+            "{}",
+            s.counters().max_in_flight()
+        );
         assert!(s.counters().max_in_flight() >= 2);
     }
 }
@@ -326,7 +394,10 @@ fn broken_structured_output_is_repaired_or_kept_raw() {
     let llm = client(config, Store::open(&db).unwrap(), LlmOptions::default());
     let h = llm.model("m", "judge").unwrap();
     let rt = runtime();
-    assert_eq!(rt.block_on(h.chat(&ask("fenced"))).unwrap().json.unwrap()["echo"], "fenced");
+    assert_eq!(
+        rt.block_on(h.chat(&ask("fenced"))).unwrap().json.unwrap()["echo"],
+        "fenced"
+    );
     let fixed = rt.block_on(h.chat(&ask("repairable"))).unwrap();
     assert_eq!(fixed.json.unwrap()["echo"], "fixed");
     let err = rt.block_on(h.chat(&ask("hopeless"))).unwrap_err();
@@ -351,10 +422,18 @@ fn a_server_that_refuses_json_schema_gets_json_mode() {
     let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let log = seen.clone();
     let responder: Responder = Arc::new(move |r: &Request| {
-        let ty = r.body.pointer("/response_format/type").and_then(Value::as_str).unwrap_or("none").to_string();
+        let ty = r
+            .body
+            .pointer("/response_format/type")
+            .and_then(Value::as_str)
+            .unwrap_or("none")
+            .to_string();
         log.lock().unwrap().push(ty.clone());
         if ty == "json_schema" {
-            Reply::error(400, "response_format json_schema is not supported by this server")
+            Reply::error(
+                400,
+                "response_format json_schema is not supported by this server",
+            )
         } else {
             Reply::chat(&json!({"echo": r.key}).to_string())
         }
@@ -374,7 +453,10 @@ fn a_server_that_refuses_json_schema_gets_json_mode() {
     rt.block_on(h.chat(&ask("one"))).unwrap();
     rt.block_on(h.chat(&ask("two"))).unwrap();
     // One refusal, then the model stays on JSON mode.
-    assert_eq!(*seen.lock().unwrap(), ["json_schema", "json_object", "json_object"]);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["json_schema", "json_object", "json_object"]
+    );
 }
 
 #[test]
@@ -388,9 +470,15 @@ fn a_rerun_is_served_from_the_cache_and_repeats_no_call() {
     let db = dir.path().join("c.db");
     let config = config_with("m", &[&server.url()], 8, Duration::from_secs(5));
     for round in 0..2 {
-        let llm = client(config.clone(), Store::open(&db).unwrap(), LlmOptions::default());
+        let llm = client(
+            config.clone(),
+            Store::open(&db).unwrap(),
+            LlmOptions::default(),
+        );
         let (results, _) = run_many(&llm, 50, "r");
-        assert!(results.iter().all(|r| r.as_ref().unwrap().cached == (round == 1)));
+        assert!(results
+            .iter()
+            .all(|r| r.as_ref().unwrap().cached == (round == 1)));
         let totals = llm.totals().unwrap();
         assert_eq!(totals[0].cache_hits, if round == 1 { 50 } else { 0 });
     }
@@ -399,7 +487,8 @@ fn a_rerun_is_served_from_the_cache_and_repeats_no_call() {
 
 #[test]
 fn embeddings_are_retried_cached_and_in_order() {
-    let plan: FaultPlan = Arc::new(|r: &Request| (r.attempt == 1).then_some(Fault::ServerError(502)));
+    let plan: FaultPlan =
+        Arc::new(|r: &Request| (r.attempt == 1).then_some(Fault::ServerError(502)));
     let server = LoopbackServer::start(ServerOptions {
         faults: Some(plan),
         ..ServerOptions::default()
@@ -407,9 +496,16 @@ fn embeddings_are_retried_cached_and_in_order() {
     .unwrap();
     let mut config = config_with("emb", &[&server.url()], 4, Duration::from_secs(5));
     config.models.get_mut("emb").unwrap().price_input_per_1k = 1.0;
-    let llm = client(config, Store::open_in_memory().unwrap(), LlmOptions::default());
+    let llm = client(
+        config,
+        Store::open_in_memory().unwrap(),
+        LlmOptions::default(),
+    );
     let h = llm.model("emb", "embedder").unwrap();
-    let texts: Vec<String> = ["a door", "a key", "a lie"].iter().map(|s| s.to_string()).collect();
+    let texts: Vec<String> = ["a door", "a key", "a lie"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let rt = runtime();
     let v = rt.block_on(h.embed(&texts)).unwrap();
     assert_eq!(v, texts.iter().map(|t| fake_vector(t)).collect::<Vec<_>>());
@@ -417,7 +513,14 @@ fn embeddings_are_retried_cached_and_in_order() {
     assert_eq!(rt.block_on(h.embed(&texts)).unwrap(), v);
     assert_eq!(server.counters().requests(), 2);
     let totals = llm.totals().unwrap();
-    assert_eq!((totals[0].calls, totals[0].cache_hits, totals[0].input_tokens), (2, 1, 12));
+    assert_eq!(
+        (
+            totals[0].calls,
+            totals[0].cache_hits,
+            totals[0].input_tokens
+        ),
+        (2, 1, 12)
+    );
     assert!((llm.spent() - 0.012).abs() < 1e-9);
 }
 
@@ -427,10 +530,18 @@ fn replay_serves_recorded_answers_and_refuses_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let recorded = dir.path().join("recorded.db");
     let config = config_with("m", &[&server.url()], 4, Duration::from_secs(5));
-    let llm = client(config.clone(), Store::open(&recorded).unwrap(), LlmOptions::default());
+    let llm = client(
+        config.clone(),
+        Store::open(&recorded).unwrap(),
+        LlmOptions::default(),
+    );
     let rt = runtime();
     let first = rt
-        .block_on(llm.model("m", "subject").unwrap().chat(&ChatRequest::new(vec![Message::user("seen")])))
+        .block_on(
+            llm.model("m", "subject")
+                .unwrap()
+                .chat(&ChatRequest::new(vec![Message::user("seen")])),
+        )
         .unwrap();
     drop(llm);
 
@@ -440,15 +551,26 @@ fn replay_serves_recorded_answers_and_refuses_the_rest() {
         ModelConfig {
             replay_of: Some("m".into()),
             replay_store: Some(recorded.clone()),
-            ..ModelConfig { backend: moviegraph::llm::BackendKind::Replay, ..ModelConfig::rules() }
+            ..ModelConfig {
+                backend: moviegraph::llm::BackendKind::Replay,
+                ..ModelConfig::rules()
+            }
         },
     );
-    let llm = client(config, Store::open_in_memory().unwrap(), LlmOptions::default());
+    let llm = client(
+        config,
+        Store::open_in_memory().unwrap(),
+        LlmOptions::default(),
+    );
     let h = llm.model("again", "subject").unwrap();
-    let replayed = rt.block_on(h.chat(&ChatRequest::new(vec![Message::user("seen")]))).unwrap();
+    let replayed = rt
+        .block_on(h.chat(&ChatRequest::new(vec![Message::user("seen")])))
+        .unwrap();
     assert_eq!(replayed.text, first.text);
     assert!(replayed.cached);
-    let err = rt.block_on(h.chat(&ChatRequest::new(vec![Message::user("never")]))).unwrap_err();
+    let err = rt
+        .block_on(h.chat(&ChatRequest::new(vec![Message::user("never")])))
+        .unwrap_err();
     assert!(matches!(err, LlmError::NotRecorded { .. }), "{err}");
     assert_eq!(server.counters().requests(), 1);
 }
@@ -477,7 +599,9 @@ fn the_budget_stops_calls_before_the_cap_is_exceeded() {
     let mut answered = 0;
     let mut stopped = false;
     for i in 0..200 {
-        match rt.block_on(h.chat(&ChatRequest::new(vec![Message::user(format!("budget {i}"))]))) {
+        match rt.block_on(h.chat(&ChatRequest::new(vec![Message::user(format!(
+            "budget {i}"
+        ))]))) {
             Ok(_) => answered += 1,
             Err(LlmError::Budget { spent, .. }) => {
                 assert!(spent <= cap);
@@ -510,14 +634,31 @@ fn rules_tasks_run_through_the_client_with_validation_and_cache() {
             ..LlmOptions::default()
         },
     );
-    let h = llm.role(moviegraph::llm::Role::Generator).unwrap().remove(0);
+    let h = llm
+        .role(moviegraph::llm::Role::Generator)
+        .unwrap()
+        .remove(0);
     let rt = runtime();
     let req = ask("x").with_task("test.upper", json!({"word": "key"}));
-    assert_eq!(rt.block_on(h.chat(&req)).unwrap().json.unwrap()["echo"], "KEY");
+    assert_eq!(
+        rt.block_on(h.chat(&req)).unwrap().json.unwrap()["echo"],
+        "KEY"
+    );
     assert!(rt.block_on(h.chat(&req)).unwrap().cached);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
-    let err = rt.block_on(h.chat(&ask("x").with_task("unknown.kind", json!({})))).unwrap_err();
-    assert!(err.to_string().contains("no handler for task kind \"unknown.kind\""), "{err}");
-    let by_role: HashMap<String, u64> = llm.totals().unwrap().into_iter().map(|t| (t.role, t.calls)).collect();
+    let err = rt
+        .block_on(h.chat(&ask("x").with_task("unknown.kind", json!({}))))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("no handler for task kind \"unknown.kind\""),
+        "{err}"
+    );
+    let by_role: HashMap<String, u64> = llm
+        .totals()
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.role, t.calls))
+        .collect();
     assert_eq!(by_role["generator"], 3);
 }

@@ -48,7 +48,11 @@ pub fn bench_llm(args: BenchLlmArgs) -> anyhow::Result<Outcome> {
     );
     for (label, latency, n) in [
         ("zero latency", Duration::ZERO, args.requests),
-        ("latency", Duration::from_millis(args.latency_ms), args.latency_requests),
+        (
+            "latency",
+            Duration::from_millis(args.latency_ms),
+            args.latency_requests,
+        ),
     ] {
         let rust = rust_rps(&dir, latency, n, args.concurrency)?;
         let py = match &args.python {
@@ -62,10 +66,16 @@ pub fn bench_llm(args: BenchLlmArgs) -> anyhow::Result<Outcome> {
         );
         if !latency.is_zero() {
             let ideal = args.concurrency as f64 * 1000.0 / latency.as_millis() as f64;
-            line.push_str(&format!(" ({:.1}% of the ideal {ideal:.0}/s)", rust / ideal * 100.0));
+            line.push_str(&format!(
+                " ({:.1}% of the ideal {ideal:.0}/s)",
+                rust / ideal * 100.0
+            ));
         }
         match py {
-            Some(p) => line.push_str(&format!("; python openai+asyncio {p:.0} req/s; ratio {:.2}×\n", rust / p)),
+            Some(p) => line.push_str(&format!(
+                "; python openai+asyncio {p:.0} req/s; ratio {:.2}×\n",
+                rust / p
+            )),
             None => line.push_str("; python: skipped (no --python with the openai package)\n"),
         }
         emit(&line)?;
@@ -125,7 +135,13 @@ fn rust_rps(dir: &Path, latency: Duration, n: usize, concurrency: usize) -> anyh
     Ok(n as f64 / elapsed.as_secs_f64())
 }
 
-fn python_rps(python: &str, script: &Path, latency: Duration, n: usize, concurrency: usize) -> anyhow::Result<Option<f64>> {
+fn python_rps(
+    python: &str,
+    script: &Path,
+    latency: Duration,
+    n: usize,
+    concurrency: usize,
+) -> anyhow::Result<Option<f64>> {
     let server = LoopbackServer::start(ServerOptions {
         latency,
         ..ServerOptions::default()
@@ -140,7 +156,10 @@ fn python_rps(python: &str, script: &Path, latency: Duration, n: usize, concurre
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        eprintln!("python baseline failed: {}", stderr.lines().last().unwrap_or(""));
+        eprintln!(
+            "python baseline failed: {}",
+            stderr.lines().last().unwrap_or("")
+        );
         return Ok(None);
     }
     let rps = stdout

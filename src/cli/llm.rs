@@ -190,7 +190,8 @@ fn run_batch(args: RunBatchArgs) -> anyhow::Result<Outcome> {
     let elapsed = start.elapsed();
     let (results, cached) = results;
     if let Some(path) = &args.output {
-        let file = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
         let mut w = std::io::BufWriter::new(file);
         for (req, result) in requests.iter().zip(&results) {
             if let Some(result) = result {
@@ -224,26 +225,45 @@ fn run_batch(args: RunBatchArgs) -> anyhow::Result<Outcome> {
     }
     out.push_str(&totals_table(llm.run(), &llm.totals()?));
     emit(&out)?;
-    Ok(if failed.is_empty() && not_sent == 0 { Outcome::Success } else { Outcome::CheckFailed })
+    Ok(if failed.is_empty() && not_sent == 0 {
+        Outcome::Success
+    } else {
+        Outcome::CheckFailed
+    })
 }
 
 fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
     let requests = batch::read_requests(&args.requests)?;
-    let llm = open(&args.common, format!("batch export {}", args.requests.display()), None)?;
+    let llm = open(
+        &args.common,
+        format!("batch export {}", args.requests.display()),
+        None,
+    )?;
     let handle = llm.model(&args.common.model, &args.common.role)?;
     let config = handle.config();
-    let model_name = config.model.clone().unwrap_or_else(|| handle.name().to_string());
+    let model_name = config
+        .model
+        .clone()
+        .unwrap_or_else(|| handle.name().to_string());
     let mode = config.structured.unwrap_or(StructuredMode::JsonSchema);
     let store = llm.store().lock().expect("store lock");
-    let file = std::fs::File::create(&args.output).with_context(|| format!("cannot create {}", args.output.display()))?;
+    let file = std::fs::File::create(&args.output)
+        .with_context(|| format!("cannot create {}", args.output.display()))?;
     let mut w = std::io::BufWriter::new(file);
     let mut pending = 0;
     for req in &requests {
-        if store.llm_cache_get(&handle.cache_key(&req.request))?.is_some() {
+        if store
+            .llm_cache_get(&handle.cache_key(&req.request))?
+            .is_some()
+        {
             continue;
         }
         let prepared = handle.prepare(&req.request);
-        writeln!(w, "{}", batch::request_line(&req.custom_id, &model_name, &prepared, mode))?;
+        writeln!(
+            w,
+            "{}",
+            batch::request_line(&req.custom_id, &model_name, &prepared, mode)
+        )?;
         pending += 1;
     }
     w.flush()?;
@@ -258,7 +278,11 @@ fn export(args: ExportArgs) -> anyhow::Result<Outcome> {
 fn import(args: ImportArgs) -> anyhow::Result<Outcome> {
     let requests = batch::read_requests(&args.requests)?;
     let outputs = batch::read_outputs(&args.output_file)?;
-    let llm = open(&args.common, format!("batch import {}", args.output_file.display()), None)?;
+    let llm = open(
+        &args.common,
+        format!("batch import {}", args.output_file.display()),
+        None,
+    )?;
     let handle = llm.model(&args.common.model, &args.common.role)?;
     let by_id: std::collections::HashMap<&str, &BatchRequest> =
         requests.iter().map(|r| (r.custom_id.as_str(), r)).collect();
@@ -285,7 +309,11 @@ fn import(args: ImportArgs) -> anyhow::Result<Outcome> {
         let _ = writeln!(text, "  {r}");
     }
     emit(&text)?;
-    Ok(if refused.is_empty() { Outcome::Success } else { Outcome::CheckFailed })
+    Ok(if refused.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::CheckFailed
+    })
 }
 
 fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
@@ -307,7 +335,16 @@ fn report(args: ReportArgs) -> anyhow::Result<Outcome> {
 fn totals_table(run: RunId, totals: &[RoleTotals]) -> String {
     let mut out = format!(
         "run {}:\n  {:<12} {:<18} {:>7} {:>7} {:>6} {:>8} {:>10} {:>10} {:>10}\n",
-        run.0, "role", "model", "calls", "cached", "errors", "attempts", "input tok", "output tok", "cost"
+        run.0,
+        "role",
+        "model",
+        "calls",
+        "cached",
+        "errors",
+        "attempts",
+        "input tok",
+        "output tok",
+        "cost"
     );
     let mut cost = 0.0;
     for t in totals {
@@ -315,7 +352,15 @@ fn totals_table(run: RunId, totals: &[RoleTotals]) -> String {
         let _ = writeln!(
             out,
             "  {:<12} {:<18} {:>7} {:>7} {:>6} {:>8} {:>10} {:>10} {:>10.4}",
-            t.role, t.model, t.calls, t.cache_hits, t.errors, t.attempts, t.input_tokens, t.output_tokens, t.cost
+            t.role,
+            t.model,
+            t.calls,
+            t.cache_hits,
+            t.errors,
+            t.attempts,
+            t.input_tokens,
+            t.output_tokens,
+            t.cost
         );
     }
     let _ = writeln!(out, "  total cost {cost:.4}");

@@ -86,9 +86,18 @@ fn describe(config: &Config, name: &str) -> String {
     let mut s = format!("{name} [{}]", m.backend.name());
     match m.backend {
         BackendKind::Openai => {
-            let _ = write!(s, " {} at {}", m.model.as_deref().unwrap_or(name), m.urls().join(", "));
+            let _ = write!(
+                s,
+                " {} at {}",
+                m.model.as_deref().unwrap_or(name),
+                m.urls().join(", ")
+            );
             if let Some(var) = &m.api_key_env {
-                let state = if std::env::var_os(var).is_some_and(|v| !v.is_empty()) { "set" } else { "NOT SET" };
+                let state = if std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+                    "set"
+                } else {
+                    "NOT SET"
+                };
                 let _ = write!(s, ", key from ${var} ({state})");
             }
         }
@@ -105,7 +114,11 @@ fn describe(config: &Config, name: &str) -> String {
         }
         BackendKind::Rules => {}
     }
-    let _ = write!(s, "; concurrency {}, timeout {} s", m.concurrency, m.timeout_s);
+    let _ = write!(
+        s,
+        "; concurrency {}, timeout {} s",
+        m.concurrency, m.timeout_s
+    );
     if let Some(t) = m.temperature {
         let _ = write!(s, ", temperature {t}");
     }
@@ -116,7 +129,11 @@ fn describe(config: &Config, name: &str) -> String {
         let _ = write!(s, ", seed {seed}");
     }
     if m.price_input_per_1k > 0.0 || m.price_output_per_1k > 0.0 {
-        let _ = write!(s, ", price {}/{} per 1K in/out", m.price_input_per_1k, m.price_output_per_1k);
+        let _ = write!(
+            s,
+            ", price {}/{} per 1K in/out",
+            m.price_input_per_1k, m.price_output_per_1k
+        );
     }
     s
 }
@@ -124,7 +141,12 @@ fn describe(config: &Config, name: &str) -> String {
 fn list(config: &Config) -> anyhow::Result<Outcome> {
     let mut out = format!("configuration: {}\n\nroles:\n", config.source.display());
     for role in Role::ALL {
-        let _ = writeln!(out, "  {:<12} {}", role.name(), config.role(role).join(", "));
+        let _ = writeln!(
+            out,
+            "  {:<12} {}",
+            role.name(),
+            config.role(role).join(", ")
+        );
     }
     out.push_str("\nmodels:\n");
     for name in config.models.keys() {
@@ -156,7 +178,10 @@ fn check(config: &Config) -> anyhow::Result<Outcome> {
         let line = match runtime.block_on(llm.check(name)) {
             Ok((latency, text)) => {
                 let text: String = text.chars().take(60).collect();
-                format!("ok      {name}: {} ms, answered {text:?}\n", latency.as_millis())
+                format!(
+                    "ok      {name}: {} ms, answered {text:?}\n",
+                    latency.as_millis()
+                )
             }
             Err(err) => {
                 failed += 1;
@@ -165,5 +190,9 @@ fn check(config: &Config) -> anyhow::Result<Outcome> {
         };
         emit(&line)?;
     }
-    Ok(if failed == 0 { Outcome::Success } else { Outcome::CheckFailed })
+    Ok(if failed == 0 {
+        Outcome::Success
+    } else {
+        Outcome::CheckFailed
+    })
 }

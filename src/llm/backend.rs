@@ -76,6 +76,8 @@ pub trait Backend: Send + Sync {
     /// One embedding attempt; backends without embeddings say so (a fatal error).
     async fn embed(&self, texts: &[String]) -> Result<EmbedResponse, AttemptError> {
         let _ = texts;
-        Err(AttemptError::fatal("this backend does not compute embeddings"))
+        Err(AttemptError::fatal(
+            "this backend does not compute embeddings",
+        ))
     }
 }

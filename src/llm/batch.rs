@@ -46,7 +46,12 @@ pub struct BatchOutput {
 }
 
 /// The request line for `request` sent to `model` (the name the server knows).
-pub fn request_line(custom_id: &str, model: &str, request: &ChatRequest, mode: StructuredMode) -> Value {
+pub fn request_line(
+    custom_id: &str,
+    model: &str,
+    request: &ChatRequest,
+    mode: StructuredMode,
+) -> Value {
     json!({
         "custom_id": custom_id,
         "method": "POST",
@@ -112,11 +117,16 @@ pub fn body_to_request(body: &Value) -> Result<ChatRequest, String> {
                         text: p["text"].as_str().unwrap_or_default().to_string(),
                     }),
                     Some("image_url") => {
-                        let url = p.pointer("/image_url/url").and_then(Value::as_str).unwrap_or("");
+                        let url = p
+                            .pointer("/image_url/url")
+                            .and_then(Value::as_str)
+                            .unwrap_or("");
                         let rest = url
                             .strip_prefix("data:")
                             .and_then(|r| r.split_once(";base64,"))
-                            .ok_or_else(|| format!("message {i}: only data-URL images are supported"))?;
+                            .ok_or_else(|| {
+                                format!("message {i}: only data-URL images are supported")
+                            })?;
                         Ok(Part::Image {
                             mime: rest.0.to_string(),
                             base64: rest.1.to_string(),
@@ -129,12 +139,18 @@ pub fn body_to_request(body: &Value) -> Result<ChatRequest, String> {
         };
         out.push(Message { role, parts });
     }
-    let schema = match body.pointer("/response_format/type").and_then(Value::as_str) {
+    let schema = match body
+        .pointer("/response_format/type")
+        .and_then(Value::as_str)
+    {
         Some("json_schema") => {
             let js = &body["response_format"]["json_schema"];
             Some(OutputSchema {
                 name: js["name"].as_str().unwrap_or("answer").to_string(),
-                schema: js.get("schema").cloned().ok_or("json_schema response_format has no schema")?,
+                schema: js
+                    .get("schema")
+                    .cloned()
+                    .ok_or("json_schema response_format has no schema")?,
             })
         }
         _ => None,
@@ -201,7 +217,10 @@ pub fn parse_output_line(line: &str) -> Result<BatchOutput, String> {
             .and_then(Value::as_str)
             .map_or_else(|| err.to_string(), str::to_string)),
         (_, Some(resp)) if !resp.is_null() => {
-            let status = resp.get("status_code").and_then(Value::as_u64).unwrap_or(200);
+            let status = resp
+                .get("status_code")
+                .and_then(Value::as_u64)
+                .unwrap_or(200);
             let body = resp.get("body").ok_or("the response has no body")?;
             if status == 200 {
                 Ok(parse_chat_response(body)?)
@@ -287,17 +306,31 @@ mod tests {
         assert_eq!(back.result, err);
         // vLLM and OpenAI write non-200 statuses inside the response.
         let line = r#"{"custom_id":"c","response":{"status_code":400,"body":{"error":"bad"}},"error":null}"#;
-        assert!(parse_output_line(line).unwrap().result.unwrap_err().contains("400"));
+        assert!(parse_output_line(line)
+            .unwrap()
+            .result
+            .unwrap_err()
+            .contains("400"));
     }
 
     #[test]
     fn bad_lines_are_named() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.jsonl");
-        std::fs::write(&path, "{\"custom_id\":\"a\",\"body\":{\"messages\":[]}}\nnot json\n").unwrap();
+        std::fs::write(
+            &path,
+            "{\"custom_id\":\"a\",\"body\":{\"messages\":[]}}\nnot json\n",
+        )
+        .unwrap();
         let err = read_requests(&path).unwrap_err().to_string();
-        assert!(err.ends_with("r.jsonl:2: not JSON: expected ident at line 1 column 2"), "{err}");
+        assert!(
+            err.ends_with("r.jsonl:2: not JSON: expected ident at line 1 column 2"),
+            "{err}"
+        );
         std::fs::write(&path, "{\"custom_id\":\"a\",\"body\":{\"messages\":[]}}\n{\"custom_id\":\"a\",\"body\":{\"messages\":[]}}\n").unwrap();
-        assert!(read_requests(&path).unwrap_err().to_string().contains(":2: custom_id \"a\" appears twice"));
+        assert!(read_requests(&path)
+            .unwrap_err()
+            .to_string()
+            .contains(":2: custom_id \"a\" appears twice"));
     }
 }

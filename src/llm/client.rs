@@ -268,7 +268,11 @@ fn repair_request(original: &ChatRequest, bad: &str, problem: &str) -> ChatReque
 
 impl Llm {
     /// Builds every configured model and starts a run in the store.
-    pub fn new(config: Config, store: Arc<Mutex<Store>>, options: LlmOptions) -> Result<Llm, LlmError> {
+    pub fn new(
+        config: Config,
+        store: Arc<Mutex<Store>>,
+        options: LlmOptions,
+    ) -> Result<Llm, LlmError> {
         let http = openai::http_client();
         let mut models: BTreeMap<String, Arc<ModelRuntime>> = BTreeMap::new();
         // Replay models point at other models, so build those first.
@@ -387,7 +391,11 @@ impl Llm {
     /// Sends one tiny request to model `name`, bypassing cache and retries (for
     /// `models check`); returns the latency and the answer's text.
     pub async fn check(&self, name: &str) -> Result<(Duration, String), String> {
-        let model = self.inner.models.get(name).ok_or_else(|| format!("no model named \"{name}\""))?;
+        let model = self
+            .inner
+            .models
+            .get(name)
+            .ok_or_else(|| format!("no model named \"{name}\""))?;
         let backend = match &model.exec {
             Exec::Live(b) => b.clone(),
             Exec::Replay { of, store } => {
@@ -396,7 +404,13 @@ impl Llm {
                     None => self.lock_store().llm_cache_len(),
                 }
                 .map_err(|e| e.to_string())?;
-                return Ok((Duration::ZERO, format!("replays \"{}\"; the store holds {n} recorded answers", of.name)));
+                return Ok((
+                    Duration::ZERO,
+                    format!(
+                        "replays \"{}\"; the store holds {n} recorded answers",
+                        of.name
+                    ),
+                ));
             }
             Exec::Missing(why) => return Err(why.clone()),
         };
@@ -408,7 +422,10 @@ impl Llm {
         match tokio::time::timeout(model.config.timeout(), backend.chat(&request)).await {
             Ok(Ok(resp)) => Ok((start.elapsed(), resp.text)),
             Ok(Err(e)) => Err(e.message),
-            Err(_) => Err(format!("no answer within the {} s timeout", model.config.timeout_s)),
+            Err(_) => Err(format!(
+                "no answer within the {} s timeout",
+                model.config.timeout_s
+            )),
         }
     }
 
@@ -446,7 +463,10 @@ impl Llm {
     fn record(&self, call: &CallRecord, cache: Option<&CacheEntry<'_>>) -> Result<(), LlmError> {
         self.inner.counters.calls.fetch_add(1, Ordering::Relaxed);
         if call.cache_hit {
-            self.inner.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
+            self.inner
+                .counters
+                .cache_hits
+                .fetch_add(1, Ordering::Relaxed);
         }
         if call.error.is_some() {
             self.inner.counters.failures.fetch_add(1, Ordering::Relaxed);
@@ -499,7 +519,10 @@ impl Llm {
             }
             if retry >= policy.max_retries {
                 return Err(failed(
-                    format!("gave up after the retry cap ({}); last error: {}", policy.max_retries, err.message),
+                    format!(
+                        "gave up after the retry cap ({}); last error: {}",
+                        policy.max_retries, err.message
+                    ),
                     *attempts,
                 ));
             }
@@ -581,15 +604,31 @@ impl ModelHandle {
     /// Stores an answer obtained outside the client (a batch output file) as if this
     /// model had given it: validated against the schema, cached, logged. Returns
     /// false (and stores nothing) when the answer breaks the schema.
-    pub fn import(&self, request: &ChatRequest, response: &ChatResponse) -> Result<Result<Completion, String>, LlmError> {
+    pub fn import(
+        &self,
+        request: &ChatRequest,
+        response: &ChatResponse,
+    ) -> Result<Result<Completion, String>, LlmError> {
         let request = self.prepare(request);
         let key = chat_key(&self.model.identity, &request);
         let completion = match finish(&request, response) {
             Ok(c) => c,
             Err(problem) => return Ok(Err(problem)),
         };
-        let cost = self.model.config.cost(response.usage.input_tokens, response.usage.output_tokens);
-        self.commit(&request, &key, now_ms(), Instant::now(), &completion, cost, 0, 0)?;
+        let cost = self
+            .model
+            .config
+            .cost(response.usage.input_tokens, response.usage.output_tokens);
+        self.commit(
+            &request,
+            &key,
+            now_ms(),
+            Instant::now(),
+            &completion,
+            cost,
+            0,
+            0,
+        )?;
         Ok(Ok(Completion { key, ..completion }))
     }
 
@@ -613,17 +652,24 @@ impl ModelHandle {
         let cached = llm.lock_store().llm_cache_get(&key)?;
         let cached = match (cached, &model.exec) {
             (Some(hit), _) => Some(hit),
-            (None, Exec::Replay { store: Some(other), .. }) => {
-                other.lock().unwrap_or_else(|p| p.into_inner()).llm_cache_get(&key)?
-            }
+            (
+                None,
+                Exec::Replay {
+                    store: Some(other), ..
+                },
+            ) => other
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .llm_cache_get(&key)?,
             _ => None,
         };
         if let Some(hit) = cached {
-            let completion: Completion = serde_json::from_str(&hit.response).map_err(|e| LlmError::Failed {
-                model: model.name.clone(),
-                attempts: 0,
-                message: format!("cached answer {key} is unreadable: {e}"),
-            })?;
+            let completion: Completion =
+                serde_json::from_str(&hit.response).map_err(|e| LlmError::Failed {
+                    model: model.name.clone(),
+                    attempts: 0,
+                    message: format!("cached answer {key} is unreadable: {e}"),
+                })?;
             llm.record(
                 &CallRecord {
                     latency_ms: started.elapsed().as_millis() as u64,
@@ -646,7 +692,13 @@ impl ModelHandle {
                     model: model.name.clone(),
                     key: key.clone(),
                 };
-                llm.record(&CallRecord { error: Some(err.to_string()), ..base }, None)?;
+                llm.record(
+                    &CallRecord {
+                        error: Some(err.to_string()),
+                        ..base
+                    },
+                    None,
+                )?;
                 return Err(err);
             }
             Exec::Missing(why) => {
@@ -655,7 +707,13 @@ impl ModelHandle {
                     attempts: 0,
                     message: why.clone(),
                 };
-                llm.record(&CallRecord { error: Some(err.to_string()), ..base }, None)?;
+                llm.record(
+                    &CallRecord {
+                        error: Some(err.to_string()),
+                        ..base
+                    },
+                    None,
+                )?;
                 return Err(err);
             }
         };
@@ -665,7 +723,14 @@ impl ModelHandle {
             request.input_bound(),
             u64::from(request.max_tokens.unwrap_or(4096)),
         );
-        let reserved = per_try * f64::from(1 + if request.schema.is_some() { policy.max_repairs } else { 0 });
+        let reserved = per_try
+            * f64::from(
+                1 + if request.schema.is_some() {
+                    policy.max_repairs
+                } else {
+                    0
+                },
+            );
         llm.reserve(reserved)?;
 
         let deadline = started + Duration::from_secs_f64(policy.deadline_s);
@@ -707,7 +772,16 @@ impl ModelHandle {
         llm.settle(reserved, cost);
         match outcome {
             Ok(completion) => {
-                self.commit(&request, &key, started_ms, started, &completion, cost, attempts, repairs)?;
+                self.commit(
+                    &request,
+                    &key,
+                    started_ms,
+                    started,
+                    &completion,
+                    cost,
+                    attempts,
+                    repairs,
+                )?;
                 Ok(Completion { key, ..completion })
             }
             Err((err, raw_text)) => {
@@ -822,7 +896,9 @@ impl ModelHandle {
                 })
             }
         };
-        let need = model.config.cost(texts.iter().map(|t| t.len() as u64 + 8).sum(), 0);
+        let need = model
+            .config
+            .cost(texts.iter().map(|t| t.len() as u64 + 8).sum(), 0);
         llm.reserve(need)?;
         let deadline = started + Duration::from_secs_f64(llm.inner.config.client.deadline_s);
         let mut attempts = 0;
@@ -887,7 +963,9 @@ fn finish(request: &ChatRequest, resp: &ChatResponse) -> Result<Completion, Stri
         None => None,
     };
     Ok(Completion {
-        text: json.as_ref().map_or_else(|| resp.text.clone(), Value::to_string),
+        text: json
+            .as_ref()
+            .map_or_else(|| resp.text.clone(), Value::to_string),
         json,
         usage: resp.usage,
         finish_reason: resp.finish_reason.clone(),

@@ -468,14 +468,18 @@ impl Config {
                     if let Some(var) = &m.api_key_env {
                         if var.is_empty() || var.contains(char::is_whitespace) || var.len() > 64 {
                             // A key pasted here by mistake must not be echoed back.
-                            return Err(bad("api_key_env must name an environment variable (not hold the key)"));
+                            return Err(bad(
+                                "api_key_env must name an environment variable (not hold the key)",
+                            ));
                         }
                     }
                 }
                 BackendKind::Replay => match &m.replay_of {
                     Some(of) if self.models.contains_key(of) && of != name => {}
                     Some(of) => {
-                        return Err(bad(&format!("replay_of names \"{of}\", which is not another defined model")));
+                        return Err(bad(&format!(
+                            "replay_of names \"{of}\", which is not another defined model"
+                        )));
                     }
                     None => return Err(bad("a replay model needs replay_of")),
                 },
@@ -542,8 +546,13 @@ mod tests {
             ),
         ];
         for (text, want) in cases {
-            let err = Config::from_str_at(text, Path::new("m.toml")).unwrap_err().to_string();
-            assert!(err.contains(want) && err.starts_with("m.toml"), "{text}: {err}");
+            let err = Config::from_str_at(text, Path::new("m.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(want) && err.starts_with("m.toml"),
+                "{text}: {err}"
+            );
             assert!(!err.contains("sk-proj"), "{err}");
         }
     }

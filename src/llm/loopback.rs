@@ -164,7 +164,8 @@ pub fn fault_mix(seed: u64, rate: f64, kinds: Vec<Fault>) -> FaultPlan {
         let h = Sha256::digest(format!("{seed}\u{0}{}\u{0}{}", req.key, req.attempt).as_bytes());
         let a = u64::from_le_bytes(h[0..8].try_into().expect("8 bytes"));
         let b = u64::from_le_bytes(h[8..16].try_into().expect("8 bytes"));
-        ((a as f64 / u64::MAX as f64) < rate).then(|| kinds[(b % kinds.len() as u64) as usize].clone())
+        ((a as f64 / u64::MAX as f64) < rate)
+            .then(|| kinds[(b % kinds.len() as u64) as usize].clone())
     })
 }
 
@@ -193,7 +194,10 @@ pub fn echo_responder() -> Responder {
     Arc::new(|req: &Request| {
         if req.path.ends_with("/embeddings") {
             let inputs: Vec<String> = match &req.body["input"] {
-                Value::Array(items) => items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect(),
+                Value::Array(items) => items
+                    .iter()
+                    .map(|v| v.as_str().unwrap_or("").to_string())
+                    .collect(),
                 Value::String(s) => vec![s.clone()],
                 _ => return Reply::error(400, "input must be a string or a list of strings"),
             };
@@ -428,7 +432,8 @@ async fn serve(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<()
             }
             buf.extend_from_slice(&chunk[..n]);
         }
-        let body: Value = serde_json::from_slice(&buf[body_start..body_start + length]).unwrap_or(Value::Null);
+        let body: Value =
+            serde_json::from_slice(&buf[body_start..body_start + length]).unwrap_or(Value::Null);
         buf.drain(..body_start + length);
         let close = headers
             .iter()
@@ -474,12 +479,26 @@ async fn serve(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<()
 }
 
 /// Answers one request; false when the connection must end.
-async fn answer(stream: &mut TcpStream, shared: &Shared, request: Request, close: bool) -> std::io::Result<bool> {
+async fn answer(
+    stream: &mut TcpStream,
+    shared: &Shared,
+    request: Request,
+    close: bool,
+) -> std::io::Result<bool> {
     let counters = &shared.counters;
     {
-        let fault = shared.options.faults.as_ref().and_then(|plan| plan(&request));
+        let fault = shared
+            .options
+            .faults
+            .as_ref()
+            .and_then(|plan| plan(&request));
         if let Some(f) = &fault {
-            *counters.faults.lock().expect("lock").entry(f.label()).or_default() += 1;
+            *counters
+                .faults
+                .lock()
+                .expect("lock")
+                .entry(f.label())
+                .or_default() += 1;
             counters
                 .injected_ms
                 .fetch_add(f.delay().as_millis() as u64, Ordering::SeqCst);
@@ -506,7 +525,9 @@ async fn answer(stream: &mut TcpStream, shared: &Shared, request: Request, close
             Some(Fault::RateLimited(delay)) => {
                 let mut reply = Reply::error(429, "rate limited (injected)");
                 if let Some(d) = delay {
-                    reply.headers.push(("retry-after-ms".into(), d.as_millis().to_string()));
+                    reply
+                        .headers
+                        .push(("retry-after-ms".into(), d.as_millis().to_string()));
                     reply
                         .headers
                         .push(("retry-after".into(), d.as_secs_f64().ceil().to_string()));
@@ -520,13 +541,19 @@ async fn answer(stream: &mut TcpStream, shared: &Shared, request: Request, close
             }
             Some(Fault::RateLimitedReset(d)) => {
                 let mut reply = Reply::error(429, "rate limited (injected)");
-                reply
-                    .headers
-                    .push(("x-ratelimit-reset-requests".into(), format!("{}ms", d.as_millis())));
+                reply.headers.push((
+                    "x-ratelimit-reset-requests".into(),
+                    format!("{}ms", d.as_millis()),
+                ));
                 write_reply(stream, &reply, close).await?;
             }
             Some(Fault::ServerError(status)) => {
-                write_reply(stream, &Reply::error(status, "server error (injected)"), close).await?;
+                write_reply(
+                    stream,
+                    &Reply::error(status, "server error (injected)"),
+                    close,
+                )
+                .await?;
             }
             Some(Fault::Reset) => {
                 let _ = stream.set_zero_linger();
@@ -542,7 +569,8 @@ async fn answer(stream: &mut TcpStream, shared: &Shared, request: Request, close
                 write_reply(stream, &reply, close).await?;
             }
             Some(Fault::Truncated) => {
-                let body = serde_json::to_vec(&(shared.options.responder)(&request).body).unwrap_or_default();
+                let body = serde_json::to_vec(&(shared.options.responder)(&request).body)
+                    .unwrap_or_default();
                 let head = format!(
                     "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
                     body.len()
@@ -563,7 +591,12 @@ async fn answer(stream: &mut TcpStream, shared: &Shared, request: Request, close
                 stream.flush().await?;
             }
             Some(Fault::SchemaViolation) => {
-                write_reply(stream, &Reply::chat("[\"not\", \"the object you asked for\"]"), close).await?;
+                write_reply(
+                    stream,
+                    &Reply::chat("[\"not\", \"the object you asked for\"]"),
+                    close,
+                )
+                .await?;
             }
         }
     }

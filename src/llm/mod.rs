@@ -27,6 +27,10 @@ pub mod types;
 
 pub use backend::{AttemptError, Backend, EmbedResponse, FailureKind};
 pub use client::{ClientStats, Llm, LlmError, LlmOptions, ModelHandle};
-pub use config::{BackendKind, ClientConfig, Config, ConfigError, ModelConfig, Role, RoleOverrides};
+pub use config::{
+    BackendKind, ClientConfig, Config, ConfigError, ModelConfig, Role, RoleOverrides,
+};
 pub use rules::{RulesCall, RulesRegistry};
-pub use types::{ChatRequest, ChatResponse, Completion, Message, OutputSchema, Part, Speaker, Task, Usage};
+pub use types::{
+    ChatRequest, ChatResponse, Completion, Message, OutputSchema, Part, Speaker, Task, Usage,
+};

@@ -66,7 +66,10 @@ impl fmt::Debug for OpenAiBackend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiBackend")
             .field("model", &self.model)
-            .field("endpoints", &self.endpoints.iter().map(|e| &e.base).collect::<Vec<_>>())
+            .field(
+                "endpoints",
+                &self.endpoints.iter().map(|e| &e.base).collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -136,8 +139,15 @@ impl OpenAiBackend {
     }
 
     /// POSTs `body` to `path` on the next endpoint; returns status, headers and body.
-    async fn post(&self, path: &str, body: Vec<u8>) -> Result<(u16, Vec<(String, String)>, Vec<u8>), AttemptError> {
-        let key = self.key.as_ref().map_err(|e| AttemptError::fatal(e.clone()))?;
+    async fn post(
+        &self,
+        path: &str,
+        body: Vec<u8>,
+    ) -> Result<(u16, Vec<(String, String)>, Vec<u8>), AttemptError> {
+        let key = self
+            .key
+            .as_ref()
+            .map_err(|e| AttemptError::fatal(e.clone()))?;
         let i = self.next.fetch_add(1, Ordering::Relaxed) % self.endpoints.len();
         let endpoint = &self.endpoints[i];
         let _slot = endpoint
@@ -187,7 +197,10 @@ impl OpenAiBackend {
 
     fn parse_json(&self, bytes: &[u8], what: &str) -> Result<Value, AttemptError> {
         serde_json::from_slice(bytes).map_err(|e| {
-            AttemptError::transient(format!("{}: the {what} response is not valid JSON ({e})", self.name))
+            AttemptError::transient(format!(
+                "{}: the {what} response is not valid JSON ({e})",
+                self.name
+            ))
         })
     }
 }
@@ -285,14 +298,21 @@ pub fn parse_chat_response(v: &Value) -> Result<ChatResponse, String> {
         .get("choices")
         .and_then(|c| c.get(0))
         .ok_or("the response has no choices")?;
-    let message = choice.get("message").ok_or("the first choice has no message")?;
+    let message = choice
+        .get("message")
+        .ok_or("the first choice has no message")?;
     let text = match message.get("content") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => String::new(),
         Some(other) => return Err(format!("message content is not text: {other}")),
     };
     let usage = v.get("usage");
-    let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64).unwrap_or(0);
+    let tokens = |k: &str| {
+        usage
+            .and_then(|u| u.get(k))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
     Ok(ChatResponse {
         text,
         usage: Usage {
@@ -311,9 +331,17 @@ fn refuses_format(err: &AttemptError) -> bool {
     let m = err.message.to_ascii_lowercase();
     err.kind == FailureKind::Fatal
         && (m.contains("http 400") || m.contains("http 422") || m.contains("http 501"))
-        && ["response_format", "json_schema", "json_object", "schema", "grammar", "not supported", "unsupported"]
-            .iter()
-            .any(|w| m.contains(w))
+        && [
+            "response_format",
+            "json_schema",
+            "json_object",
+            "schema",
+            "grammar",
+            "not supported",
+            "unsupported",
+        ]
+        .iter()
+        .any(|w| m.contains(w))
 }
 
 #[async_trait]
@@ -323,16 +351,26 @@ impl Backend for OpenAiBackend {
             let code = self.mode.load(Ordering::Relaxed);
             let mode = code_mode(code);
             let body = chat_body(&self.model, request, mode);
-            let bytes = serde_json::to_vec(&body).map_err(|e| AttemptError::fatal(e.to_string()))?;
+            let bytes =
+                serde_json::to_vec(&body).map_err(|e| AttemptError::fatal(e.to_string()))?;
             match self.post("/chat/completions", bytes).await {
                 Ok((_, _, bytes)) => {
                     let v = self.parse_json(&bytes, "chat")?;
                     return parse_chat_response(&v)
                         .map_err(|e| AttemptError::transient(format!("{}: {e}", self.name)));
                 }
-                Err(err) if request.schema.is_some() && mode != StructuredMode::Prompt && refuses_format(&err) => {
+                Err(err)
+                    if request.schema.is_some()
+                        && mode != StructuredMode::Prompt
+                        && refuses_format(&err) =>
+                {
                     // Step down once for the whole model; a concurrent caller may have already.
-                    let _ = self.mode.compare_exchange(code, code + 1, Ordering::Relaxed, Ordering::Relaxed);
+                    let _ = self.mode.compare_exchange(
+                        code,
+                        code + 1,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
                     tracing::warn!(model = %self.name, from = ?mode, "structured output refused; stepping down: {}", err.message);
                 }
                 Err(err) => return Err(err),
@@ -345,15 +383,29 @@ impl Backend for OpenAiBackend {
         let bytes = serde_json::to_vec(&body).map_err(|e| AttemptError::fatal(e.to_string()))?;
         let (_, _, bytes) = self.post("/embeddings", bytes).await?;
         let v = self.parse_json(&bytes, "embeddings")?;
-        let bad = |what: &str| AttemptError::transient(format!("{}: embeddings response {what}", self.name));
-        let data = v.get("data").and_then(Value::as_array).ok_or_else(|| bad("has no data"))?;
+        let bad = |what: &str| {
+            AttemptError::transient(format!("{}: embeddings response {what}", self.name))
+        };
+        let data = v
+            .get("data")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("has no data"))?;
         if data.len() != texts.len() {
-            return Err(bad(&format!("has {} vectors for {} texts", data.len(), texts.len())));
+            return Err(bad(&format!(
+                "has {} vectors for {} texts",
+                data.len(),
+                texts.len()
+            )));
         }
         let mut vectors = vec![Vec::new(); texts.len()];
         for (pos, item) in data.iter().enumerate() {
-            let index = item.get("index").and_then(Value::as_u64).map_or(pos, |i| i as usize);
-            let slot = vectors.get_mut(index).ok_or_else(|| bad("has an index out of range"))?;
+            let index = item
+                .get("index")
+                .and_then(Value::as_u64)
+                .map_or(pos, |i| i as usize);
+            let slot = vectors
+                .get_mut(index)
+                .ok_or_else(|| bad("has an index out of range"))?;
             let emb = item
                 .get("embedding")
                 .and_then(Value::as_array)
@@ -367,7 +419,10 @@ impl Backend for OpenAiBackend {
         if vectors.iter().any(Vec::is_empty) {
             return Err(bad("misses a vector"));
         }
-        let tokens = v.pointer("/usage/prompt_tokens").and_then(Value::as_u64).unwrap_or(0);
+        let tokens = v
+            .pointer("/usage/prompt_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
         Ok(EmbedResponse {
             vectors,
             usage: Usage {
@@ -400,13 +455,16 @@ mod tests {
 
     #[test]
     fn structured_modes_step_down_in_the_body() {
-        let req = ChatRequest::new(vec![Message::user("x")])
-            .with_schema("s", json!({"type": "object"}));
+        let req =
+            ChatRequest::new(vec![Message::user("x")]).with_schema("s", json!({"type": "object"}));
         let a = chat_body("m", &req, StructuredMode::JsonSchema);
         assert_eq!(a["response_format"]["type"], "json_schema");
         let b = chat_body("m", &req, StructuredMode::JsonObject);
         assert_eq!(b["response_format"]["type"], "json_object");
-        assert!(b["messages"][0]["content"].as_str().unwrap().contains("JSON schema"));
+        assert!(b["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("JSON schema"));
         let c = chat_body("m", &req, StructuredMode::Prompt);
         assert!(c.get("response_format").is_none());
         assert_eq!(c["messages"].as_array().unwrap().len(), 2);

@@ -103,8 +103,7 @@ mod tests {
             assert!(backoff(&policy, 40) <= Duration::from_millis(1000));
         }
         // Full jitter spreads the waits: 200 draws are not all equal.
-        let draws: std::collections::BTreeSet<_> =
-            (0..200).map(|_| backoff(&policy, 5)).collect();
+        let draws: std::collections::BTreeSet<_> = (0..200).map(|_| backoff(&policy, 5)).collect();
         assert!(draws.len() > 10);
     }
 

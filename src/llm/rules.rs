@@ -118,7 +118,10 @@ impl Backend for RulesBackend {
             task,
         };
         let text = handler(&call).map_err(|e| {
-            AttemptError::fatal(format!("rules model \"{}\", task \"{}\": {e}", self.name, task.kind))
+            AttemptError::fatal(format!(
+                "rules model \"{}\", task \"{}\": {e}",
+                self.name, task.kind
+            ))
         })?;
         Ok(ChatResponse {
             text,
@@ -145,8 +148,14 @@ mod tests {
     fn tasks_go_to_their_handler_and_unknown_kinds_are_errors() {
         let mut reg = RulesRegistry::new();
         reg.register("count.words", |call| {
-            let text = call.task.payload["text"].as_str().ok_or("payload has no text")?;
-            Ok(format!("{{\"model\":\"{}\",\"words\":{}}}", call.model, text.split_whitespace().count()))
+            let text = call.task.payload["text"]
+                .as_str()
+                .ok_or("payload has no text")?;
+            Ok(format!(
+                "{{\"model\":\"{}\",\"words\":{}}}",
+                call.model,
+                text.split_whitespace().count()
+            ))
         });
         let backend = RulesBackend::new("rules-a", reg);
         let req = ChatRequest::new(vec![Message::user("count")])
@@ -156,10 +165,19 @@ mod tests {
 
         let unknown = req.clone().with_task("nope", json!({}));
         let err = block_on(backend.chat(&unknown)).unwrap_err();
-        assert!(err.message.contains("no handler for task kind \"nope\""), "{err}");
+        assert!(
+            err.message.contains("no handler for task kind \"nope\""),
+            "{err}"
+        );
         let bad = req.clone().with_task("count.words", json!({}));
-        assert!(block_on(backend.chat(&bad)).unwrap_err().message.contains("payload has no text"));
+        assert!(block_on(backend.chat(&bad))
+            .unwrap_err()
+            .message
+            .contains("payload has no text"));
         let none = ChatRequest::new(vec![Message::user("x")]);
-        assert!(block_on(backend.chat(&none)).unwrap_err().message.contains("carries no task"));
+        assert!(block_on(backend.chat(&none))
+            .unwrap_err()
+            .message
+            .contains("carries no task"));
     }
 }

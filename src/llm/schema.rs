@@ -107,13 +107,19 @@ fn check(value: &Value, schema: &Value, path: &str) -> Result<(), String> {
                 .iter()
                 .any(|t| t.as_str().is_some_and(|t| type_matches(value, t))) =>
         {
-            return Err(format!("{path}: expected one of {types:?}, found {}", kind_of(value)));
+            return Err(format!(
+                "{path}: expected one of {types:?}, found {}",
+                kind_of(value)
+            ));
         }
         _ => {}
     }
     if let Some(Value::Array(options)) = s.get("enum") {
         if !options.contains(value) {
-            return Err(format!("{path}: {value} is not one of {}", Value::Array(options.clone())));
+            return Err(format!(
+                "{path}: {value} is not one of {}",
+                Value::Array(options.clone())
+            ));
         }
     }
     if let Some(c) = s.get("const") {
@@ -123,10 +129,19 @@ fn check(value: &Value, schema: &Value, path: &str) -> Result<(), String> {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(options)) = s.get(key) {
-            let passing = options.iter().filter(|o| check(value, o, path).is_ok()).count();
-            let ok = if key == "anyOf" { passing >= 1 } else { passing == 1 };
+            let passing = options
+                .iter()
+                .filter(|o| check(value, o, path).is_ok())
+                .count();
+            let ok = if key == "anyOf" {
+                passing >= 1
+            } else {
+                passing == 1
+            };
             if !ok {
-                return Err(format!("{path}: matches {passing} of the {key} alternatives"));
+                return Err(format!(
+                    "{path}: matches {passing} of the {key} alternatives"
+                ));
             }
         }
     }
@@ -163,7 +178,14 @@ fn check(value: &Value, schema: &Value, path: &str) -> Result<(), String> {
             }
         }
         Value::String(text) => {
-            bound(s, "minLength", "maxLength", text.chars().count(), path, "characters")?;
+            bound(
+                s,
+                "minLength",
+                "maxLength",
+                text.chars().count(),
+                path,
+                "characters",
+            )?;
         }
         Value::Number(n) => {
             let x = n.as_f64().unwrap_or(f64::NAN);
@@ -238,8 +260,14 @@ mod tests {
         let want = json!({"a": 1});
         assert_eq!(extract_json(" {\"a\": 1} ").unwrap(), want);
         assert_eq!(extract_json("```json\n{\"a\": 1}\n```").unwrap(), want);
-        assert_eq!(extract_json("Sure! Here it is: {\"a\": 1}. Done.").unwrap(), want);
-        assert_eq!(extract_json("x {\"s\": \"}{\"} y").unwrap(), json!({"s": "}{"}));
+        assert_eq!(
+            extract_json("Sure! Here it is: {\"a\": 1}. Done.").unwrap(),
+            want
+        );
+        assert_eq!(
+            extract_json("x {\"s\": \"}{\"} y").unwrap(),
+            json!({"s": "}{"})
+        );
         assert!(extract_json("no json here {").is_err());
     }
 
@@ -253,11 +281,23 @@ mod tests {
     fn each_violation_is_named_with_its_path() {
         let cases = [
             (json!({"answer": "C", "evidence": [1]}), "$.answer"),
-            (json!({"answer": "A"}), "missing required property \"evidence\""),
+            (
+                json!({"answer": "A"}),
+                "missing required property \"evidence\"",
+            ),
             (json!({"answer": "A", "evidence": []}), "fewer than 1"),
-            (json!({"answer": "A", "evidence": ["x"]}), "$.evidence[0]: expected integer"),
-            (json!({"answer": "A", "evidence": [1], "confidence": 2}), "above the maximum"),
-            (json!({"answer": "A", "evidence": [1], "extra": 1}), "unexpected property"),
+            (
+                json!({"answer": "A", "evidence": ["x"]}),
+                "$.evidence[0]: expected integer",
+            ),
+            (
+                json!({"answer": "A", "evidence": [1], "confidence": 2}),
+                "above the maximum",
+            ),
+            (
+                json!({"answer": "A", "evidence": [1], "extra": 1}),
+                "unexpected property",
+            ),
             (json!([1]), "$: expected object"),
         ];
         for (value, want) in cases {

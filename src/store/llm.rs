@@ -318,7 +318,9 @@ mod tests {
             ..CallRecord::default()
         };
         store.llm_record(&call, Some(&entry("k", "first"))).unwrap();
-        store.llm_record(&call, Some(&entry("k", "second"))).unwrap();
+        store
+            .llm_record(&call, Some(&entry("k", "second")))
+            .unwrap();
         assert_eq!(store.llm_cache_len().unwrap(), 1);
         assert_eq!(store.llm_cache_get("k").unwrap().unwrap().response, "first");
         assert_eq!(store.llm_cache_get("other").unwrap(), None);
