@@ -558,6 +558,15 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_example_is_valid() {
+        let text = include_str!("../../moviegraph.example.toml");
+        let c = Config::from_str_at(text, Path::new("moviegraph.example.toml")).unwrap();
+        assert_eq!(c.role(Role::Auditors), ["qwen", "rules-schema"]);
+        assert_eq!(c.models["qwen"].urls().len(), 2);
+        assert_eq!(c.models["gpt-replay"].backend, BackendKind::Replay);
+    }
+
+    #[test]
     fn overrides_replace_one_role() {
         let mut c = Config::offline();
         c.apply(&RoleOverrides {

@@ -1,7 +1,7 @@
 //! The workspace store: one SQLite database per workspace (DESIGN.md §6).
 //!
 //! The store is the only module that knows SQL. It opens the database in WAL mode
-//! with foreign keys on, applies the migrations in [`migrate`], and offers typed
+//! with foreign keys on, applies the migrations in `migrate`, and offers typed
 //! reads and writes per pipeline stage in sibling files (one file per stage, so
 //! stages do not share tables by accident).
 //!
