@@ -10,6 +10,7 @@ pub mod align;
 pub mod embed;
 pub mod eval;
 pub mod graph;
+pub mod llm;
 pub mod media;
 pub mod screenplay;
 pub mod store;

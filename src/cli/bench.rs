@@ -30,6 +30,10 @@ pub enum BenchCommand {
     /// Sentence-embedding speed: all-MiniLM-L6-v2 cold and through the
     /// store's cache, against the hashed baseline, on the same texts.
     Embed(super::bench_embed::BenchEmbedArgs),
+    /// Model-client throughput against a loopback OpenAI-compatible server, at
+    /// zero latency and at 100 ms latency, side by side with the Python `openai`
+    /// client on the same server.
+    Llm(super::bench_llm::BenchLlmArgs),
 }
 
 /// Options of `bench eval`.
@@ -97,6 +101,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
         BenchCommand::Eval(args) => bench_eval(args),
         BenchCommand::Graph(args) => super::bench_graph::bench_graph(args),
         BenchCommand::Embed(args) => super::bench_embed::bench_embed(args),
+        BenchCommand::Llm(args) => super::bench_llm::bench_llm(args),
     }
 }
 

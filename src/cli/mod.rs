@@ -7,6 +7,9 @@ mod bench_graph;
 mod embedding;
 mod eval;
 mod graph;
+mod bench_llm;
+mod llm;
+mod models;
 mod parse;
 mod run;
 
@@ -46,6 +49,10 @@ enum Command {
     /// Two-phase evaluation of a subject on question trees, and its reports.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
+    #[command(subcommand)]
+    Llm(llm::LlmCommand),
 }
 
 /// Outcome of a command that ran to completion: did its checks pass?
@@ -68,6 +75,8 @@ pub fn main() -> ExitCode {
         Command::Graph(cmd) => graph::graph(cmd),
         Command::Bench(cmd) => bench::bench(cmd),
         Command::Eval(cmd) => eval::eval(cmd),
+        Command::Models(cmd) => models::models(cmd),
+        Command::Llm(cmd) => llm::llm(cmd),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -36,6 +36,7 @@ pub const MIGRATIONS: &[Migration] = &[
         "embedding_cache",
         include_str!("migrations/0003_embedding_cache.sql"),
     ),
+    migration(4, "llm", include_str!("migrations/0004_llm.sql")),
     migration(5, "graph", include_str!("migrations/0005_graph.sql")),
     migration(7, "eval", include_str!("migrations/0007_eval.sql")),
 ];

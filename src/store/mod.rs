@@ -14,6 +14,7 @@ mod embed;
 mod eval;
 mod films;
 mod graph;
+mod llm;
 mod migrate;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ pub use align::{
 pub use eval::{EvalAnswer, EvalRun};
 pub use films::FilmId;
 pub use graph::{BlockProgress, GraphBuildId};
+pub use llm::{CacheEntry, CachedResponse, CallRecord, RoleTotals, RunId};
 pub use migrate::{Migration, MIGRATIONS};
 
 /// The default file name of a workspace's database, in the working directory.

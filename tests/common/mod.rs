@@ -147,3 +147,5 @@ fn diff(input: &Path, expected: &str, actual: &str) -> String {
         a.get(at).unwrap_or(&"<end>")
     )
 }
+
+pub mod llm;

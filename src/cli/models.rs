@@ -1,0 +1,198 @@
+//! `moviegraph models`: the resolved roles, and a live check of every model.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use moviegraph::llm::{BackendKind, Config, Llm, LlmOptions, Role, RoleOverrides};
+use moviegraph::store::Store;
+
+use super::{emit, Outcome};
+
+/// The configuration file and per-role overrides, shared by every command that
+/// calls models.
+#[derive(Debug, Clone, Args)]
+pub struct ModelFlags {
+    /// The configuration (default: ./moviegraph.toml if present, else every role
+    /// on the offline `rules` backend).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Model for the generator role.
+    #[arg(long, value_name = "MODEL")]
+    generator: Option<String>,
+    /// Models for the auditors role (comma-separated, two or more).
+    #[arg(long, value_name = "MODELS", value_delimiter = ',')]
+    auditors: Option<Vec<String>>,
+    /// Model for the adjudicator role.
+    #[arg(long, value_name = "MODEL")]
+    adjudicator: Option<String>,
+    /// Model for the subject role (the model under test).
+    #[arg(long, value_name = "MODEL")]
+    subject: Option<String>,
+    /// Model for the judge role.
+    #[arg(long, value_name = "MODEL")]
+    judge: Option<String>,
+    /// Model for the embedder role.
+    #[arg(long, value_name = "MODEL")]
+    embedder: Option<String>,
+}
+
+impl ModelFlags {
+    /// Loads the configuration and applies the role flags.
+    pub fn load(&self) -> anyhow::Result<Config> {
+        let mut overrides = RoleOverrides::default();
+        let single = [
+            (Role::Generator, &self.generator),
+            (Role::Adjudicator, &self.adjudicator),
+            (Role::Subject, &self.subject),
+            (Role::Judge, &self.judge),
+            (Role::Embedder, &self.embedder),
+        ];
+        for (role, name) in single {
+            if let Some(name) = name {
+                overrides.roles.push((role, vec![name.clone()]));
+            }
+        }
+        if let Some(names) = &self.auditors {
+            overrides.roles.push((Role::Auditors, names.clone()));
+        }
+        Ok(Config::load(self.config.as_deref(), &overrides)?)
+    }
+}
+
+/// Show or check the configured models (moviegraph.toml; see
+/// moviegraph.example.toml).
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Print every role with the model that serves it, then every model.
+    List(ModelFlags),
+    /// Send one tiny request to each configured model and print its latency or
+    /// the exact error (exit 1 if any fails).
+    Check(ModelFlags),
+}
+
+/// Runs `models list` or `models check`.
+pub fn models(cmd: ModelsCommand) -> anyhow::Result<Outcome> {
+    match cmd {
+        ModelsCommand::List(flags) => list(&flags.load()?),
+        ModelsCommand::Check(flags) => check(&flags.load()?),
+    }
+}
+
+fn describe(config: &Config, name: &str) -> String {
+    let m = &config.models[name];
+    let mut s = format!("{name} [{}]", m.backend.name());
+    match m.backend {
+        BackendKind::Openai => {
+            let _ = write!(
+                s,
+                " {} at {}",
+                m.model.as_deref().unwrap_or(name),
+                m.urls().join(", ")
+            );
+            if let Some(var) = &m.api_key_env {
+                let state = if std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+                    "set"
+                } else {
+                    "NOT SET"
+                };
+                let _ = write!(s, ", key from ${var} ({state})");
+            }
+        }
+        BackendKind::Replay => {
+            let _ = write!(s, " of {}", m.replay_of.as_deref().unwrap_or("?"));
+            if let Some(p) = &m.replay_store {
+                let _ = write!(s, " from {}", p.display());
+            }
+        }
+        BackendKind::Local => {
+            if let Some(p) = &m.path {
+                let _ = write!(s, " {}", p.display());
+            }
+        }
+        BackendKind::Rules => {}
+    }
+    let _ = write!(
+        s,
+        "; concurrency {}, timeout {} s",
+        m.concurrency, m.timeout_s
+    );
+    if let Some(t) = m.temperature {
+        let _ = write!(s, ", temperature {t}");
+    }
+    if let Some(n) = m.max_tokens {
+        let _ = write!(s, ", max_tokens {n}");
+    }
+    if let Some(seed) = m.seed {
+        let _ = write!(s, ", seed {seed}");
+    }
+    if m.price_input_per_1k > 0.0 || m.price_output_per_1k > 0.0 {
+        let _ = write!(
+            s,
+            ", price {}/{} per 1K in/out",
+            m.price_input_per_1k, m.price_output_per_1k
+        );
+    }
+    s
+}
+
+fn list(config: &Config) -> anyhow::Result<Outcome> {
+    let mut out = format!("configuration: {}\n\nroles:\n", config.source.display());
+    for role in Role::ALL {
+        let _ = writeln!(
+            out,
+            "  {:<12} {}",
+            role.name(),
+            config.role(role).join(", ")
+        );
+    }
+    out.push_str("\nmodels:\n");
+    for name in config.models.keys() {
+        let _ = writeln!(out, "  {}", describe(config, name));
+    }
+    let c = &config.client;
+    let _ = writeln!(
+        out,
+        "\nclient: {} retries, backoff {}..{} ms, deadline {} s, {} repairs",
+        c.max_retries, c.backoff_base_ms, c.backoff_max_ms, c.deadline_s, c.max_repairs
+    );
+    emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+fn check(config: &Config) -> anyhow::Result<Outcome> {
+    let store = Arc::new(Mutex::new(Store::open_in_memory()?));
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let llm = Llm::new(
+        config.clone(),
+        store,
+        LlmOptions {
+            run_label: "models check".into(),
+            ..LlmOptions::default()
+        },
+    )?;
+    let mut failed = 0;
+    for name in config.models.keys() {
+        let line = match runtime.block_on(llm.check(name)) {
+            Ok((latency, text)) => {
+                let text: String = text.chars().take(60).collect();
+                format!(
+                    "ok      {name}: {} ms, answered {text:?}\n",
+                    latency.as_millis()
+                )
+            }
+            Err(err) => {
+                failed += 1;
+                format!("FAILED  {name}: {err}\n")
+            }
+        };
+        emit(&line)?;
+    }
+    Ok(if failed == 0 {
+        Outcome::Success
+    } else {
+        Outcome::CheckFailed
+    })
+}
