@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod align;
+pub mod llm;
 pub mod media;
 pub mod screenplay;
 pub mod store;

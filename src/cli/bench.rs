@@ -20,6 +20,9 @@ pub enum BenchCommand {
     /// Alignment speed and accuracy on a feature-length synthetic film: the
     /// anchor-banded DP against a naive full-matrix DP in the same run.
     Align(BenchAlignArgs),
+    /// Local GGUF model speed: prompt tokens/s, generation tokens/s without
+    /// and with schema-constrained decoding, mask time per token.
+    Local(super::bench_local::BenchLocalArgs),
 }
 
 /// Options of `bench align`.
@@ -70,6 +73,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
     match cmd {
         BenchCommand::Parse(args) => bench_parse(args),
         BenchCommand::Align(args) => bench_align(args),
+        BenchCommand::Local(args) => super::bench_local::bench_local(args),
     }
 }
 

@@ -2,6 +2,8 @@
 
 mod align;
 mod bench;
+mod bench_local;
+mod local;
 mod parse;
 mod run;
 
@@ -36,6 +38,8 @@ enum Command {
     Align(align::AlignArgs),
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    #[command(subcommand)]
+    Local(local::LocalCommand),
 }
 
 /// Outcome of a command that ran to completion: did its checks pass?
@@ -56,6 +60,7 @@ pub fn main() -> ExitCode {
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
         Command::Bench(cmd) => bench::bench(cmd),
+        Command::Local(cmd) => local::local(cmd),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

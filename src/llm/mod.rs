@@ -1,0 +1,3 @@
+//! Model backends.
+
+pub mod local;
