@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use moviegraph::llm::local::{resolve_model_path, ChatTurn, GenParams, Generation, LoadOptions, LocalModel};
+use moviegraph::llm::local::{
+    resolve_model_path, ChatTurn, GenParams, Generation, LoadOptions, LocalModel,
+};
 
 use super::{emit, Outcome};
 
@@ -83,7 +85,8 @@ impl Sum {
 /// Runs the benchmark and prints its figures.
 pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
     let path = resolve_model_path(args.model.as_deref())?;
-    let script = std::fs::read_to_string(&args.script).with_context(|| format!("reading {}", args.script.display()))?;
+    let script = std::fs::read_to_string(&args.script)
+        .with_context(|| format!("reading {}", args.script.display()))?;
     let excerpt: String = script.chars().take(args.script_chars).collect();
     let turns = vec![
         ChatTurn::new("system", "You read screenplays and describe what the characters feel and want."),
@@ -104,7 +107,14 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
     let info = model.info();
 
     // Warm-up (allocator, caches) without a schema, so the constrained cold run is really cold.
-    model.generate(&turns, &GenParams { max_tokens: 8, ..params }, None)?;
+    model.generate(
+        &turns,
+        &GenParams {
+            max_tokens: 8,
+            ..params
+        },
+        None,
+    )?;
     let mut free = Sum::default();
     for _ in 0..args.runs {
         free.add(&model.generate(&turns, &params, None)?);
@@ -136,9 +146,21 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
         free.prompt_secs,
         free.prompt_tokens as f64 / free.prompt_secs.max(1e-9)
     );
-    let _ = writeln!(out, "generation, greedy, up to {} tokens per run, {} runs:", args.max_tokens, args.runs);
-    let _ = writeln!(out, "  unconstrained:            {:6.1} tokens/s ({} tokens)", free.tps(), free.tokens);
-    for (label, s) in [("constrained, cold cache: ", &cold_sum), ("constrained, warm cache: ", &warm)] {
+    let _ = writeln!(
+        out,
+        "generation, greedy, up to {} tokens per run, {} runs:",
+        args.max_tokens, args.runs
+    );
+    let _ = writeln!(
+        out,
+        "  unconstrained:            {:6.1} tokens/s ({} tokens)",
+        free.tps(),
+        free.tokens
+    );
+    for (label, s) in [
+        ("constrained, cold cache: ", &cold_sum),
+        ("constrained, warm cache: ", &warm),
+    ] {
         let _ = writeln!(
             out,
             "  {label} {:6.1} tokens/s ({} tokens), overhead {:5.1}%, masks {:.3} ms/token ({} computed, {} cached)",
@@ -150,7 +172,12 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
             s.cached
         );
     }
-    let _ = writeln!(out, "constrained output ({}): {}", cold.finish_reason.as_str(), cold.text);
+    let _ = writeln!(
+        out,
+        "constrained output ({}): {}",
+        cold.finish_reason.as_str(),
+        cold.text
+    );
     emit(&out)?;
     Ok(Outcome::Success)
 }

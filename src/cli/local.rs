@@ -65,9 +65,10 @@ pub fn local(cmd: LocalCommand) -> anyhow::Result<Outcome> {
 fn generate(args: GenerateArgs) -> anyhow::Result<Outcome> {
     let schema = match &args.schema {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            let v: serde_json::Value =
-                serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))?;
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not JSON", p.display()))?;
             Some(v)
         }
         None => None,
@@ -113,7 +114,10 @@ fn generate(args: GenerateArgs) -> anyhow::Result<Outcome> {
             g.finish_reason.as_str(),
             gen_tps,
             if schema.is_some() {
-                format!(", masks {:.2} ms/token", 1e3 * g.timing.mask_secs / g.completion_tokens.max(1) as f64)
+                format!(
+                    ", masks {:.2} ms/token",
+                    1e3 * g.timing.mask_secs / g.completion_tokens.max(1) as f64
+                )
             } else {
                 String::new()
             }

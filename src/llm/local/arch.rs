@@ -6,7 +6,9 @@ use std::path::Path;
 
 use candle_core::quantized::gguf_file::Content;
 use candle_core::{Device, Tensor};
-use candle_transformers::models::{quantized_gemma3, quantized_llama, quantized_qwen2, quantized_qwen3};
+use candle_transformers::models::{
+    quantized_gemma3, quantized_llama, quantized_qwen2, quantized_qwen3,
+};
 
 use super::LocalError;
 
@@ -48,18 +50,22 @@ impl Weights {
     pub fn load(arch: &str, ct: Content, file: &mut File, path: &Path) -> Result<Self, LocalError> {
         let dev = Device::Cpu;
         Ok(match arch {
-            "llama" | "mistral" => {
-                Weights::Llama(quantized_llama::ModelWeights::from_gguf(ct, file, &dev).map_err(|e| load_err(path, e))?)
-            }
-            "qwen2" => {
-                Weights::Qwen2(quantized_qwen2::ModelWeights::from_gguf(ct, file, &dev).map_err(|e| load_err(path, e))?)
-            }
-            "qwen3" => {
-                Weights::Qwen3(quantized_qwen3::ModelWeights::from_gguf(ct, file, &dev).map_err(|e| load_err(path, e))?)
-            }
-            "gemma3" => {
-                Weights::Gemma3(quantized_gemma3::ModelWeights::from_gguf(ct, file, &dev).map_err(|e| load_err(path, e))?)
-            }
+            "llama" | "mistral" => Weights::Llama(
+                quantized_llama::ModelWeights::from_gguf(ct, file, &dev)
+                    .map_err(|e| load_err(path, e))?,
+            ),
+            "qwen2" => Weights::Qwen2(
+                quantized_qwen2::ModelWeights::from_gguf(ct, file, &dev)
+                    .map_err(|e| load_err(path, e))?,
+            ),
+            "qwen3" => Weights::Qwen3(
+                quantized_qwen3::ModelWeights::from_gguf(ct, file, &dev)
+                    .map_err(|e| load_err(path, e))?,
+            ),
+            "gemma3" => Weights::Gemma3(
+                quantized_gemma3::ModelWeights::from_gguf(ct, file, &dev)
+                    .map_err(|e| load_err(path, e))?,
+            ),
             other => {
                 return Err(LocalError::UnsupportedArchitecture {
                     path: path.to_path_buf(),
@@ -94,7 +100,11 @@ impl Weights {
                 }
                 Weights::Gemma3(m) => m.forward(&input, pos)?,
             };
-            logits.squeeze(0)?.to_dtype(candle_core::DType::F32)?.flatten_all()?.to_vec1::<f32>()
+            logits
+                .squeeze(0)?
+                .to_dtype(candle_core::DType::F32)?
+                .flatten_all()?
+                .to_vec1::<f32>()
         };
         run(self).map_err(|e| LocalError::Generation(format!("forward pass: {e}")))
     }

@@ -228,7 +228,9 @@ pub struct LocalModel {
 
 impl std::fmt::Debug for LocalModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LocalModel").field("info", &self.info).finish()
+        f.debug_struct("LocalModel")
+            .field("info", &self.info)
+            .finish()
     }
 }
 
@@ -239,7 +241,10 @@ pub fn resolve_model_path(explicit: Option<&Path>) -> Result<PathBuf, LocalError
         return if p.is_file() {
             Ok(p.to_path_buf())
         } else {
-            Err(LocalError::NotFound(format!("{} is not a file", p.display())))
+            Err(LocalError::NotFound(format!(
+                "{} is not a file",
+                p.display()
+            )))
         };
     }
     if let Some(p) = std::env::var_os(MODEL_ENV).filter(|v| !v.is_empty()) {
@@ -247,7 +252,10 @@ pub fn resolve_model_path(explicit: Option<&Path>) -> Result<PathBuf, LocalError
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(LocalError::NotFound(format!("{MODEL_ENV}={} is not a file", p.display())))
+            Err(LocalError::NotFound(format!(
+                "{MODEL_ENV}={} is not a file",
+                p.display()
+            )))
         };
     }
     let dir = default_model_dir()
@@ -290,9 +298,11 @@ impl LocalModel {
             problem,
         };
         let mut file = std::fs::File::open(path).map_err(|e| load_err(e.to_string()))?;
-        let ct = gguf_file::Content::read(&mut file).map_err(|e| load_err(format!("not a GGUF file: {e}")))?;
+        let ct = gguf_file::Content::read(&mut file)
+            .map_err(|e| load_err(format!("not a GGUF file: {e}")))?;
         let md_str = |k: &str| ct.metadata.get(k).and_then(|v| v.to_string().ok()).cloned();
-        let arch_name = md_str("general.architecture").ok_or_else(|| load_err("no general.architecture".into()))?;
+        let arch_name = md_str("general.architecture")
+            .ok_or_else(|| load_err("no general.architecture".into()))?;
         if !arch::SUPPORTED.contains(&arch_name.as_str()) {
             return Err(LocalError::UnsupportedArchitecture {
                 path: path.to_path_buf(),
@@ -300,7 +310,9 @@ impl LocalModel {
             });
         }
         let name = md_str("general.name").unwrap_or_else(|| {
-            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
         });
         let model_ctx = ct
             .metadata
@@ -310,11 +322,16 @@ impl LocalModel {
         let tokenizer = tokenizer::ModelTokenizer::load(path, &ct)?;
         let template_src = md_str("tokenizer.chat_template");
         if template_src.is_none() {
-            tracing::warn!("{}: no chat template in the file; using ChatML", path.display());
+            tracing::warn!(
+                "{}: no chat template in the file; using ChatML",
+                path.display()
+            );
         }
         let template = template::ChatTemplate::new(template_src)?;
         let weights = arch::Weights::load(&arch_name, ct, &mut file, path)?;
-        let context_len = model_ctx.min(weights.max_positions()).min(opts.context_len.unwrap_or(usize::MAX));
+        let context_len = model_ctx
+            .min(weights.max_positions())
+            .min(opts.context_len.unwrap_or(usize::MAX));
         let vocab = Arc::new(VocabTrie::new(tokenizer.token_bytes.clone()));
         let info = ModelInfo {
             path: path.to_path_buf(),
@@ -354,7 +371,8 @@ impl LocalModel {
 
     /// Renders `turns` with the chat template, generation prompt appended.
     pub fn render_prompt(&self, turns: &[ChatTurn]) -> Result<String, LocalError> {
-        self.template.render(turns, &self.tokenizer.bos_text, &self.tokenizer.eos_text)
+        self.template
+            .render(turns, &self.tokenizer.bos_text, &self.tokenizer.eos_text)
     }
 
     /// Generates the assistant's reply to `turns`. With `schema`, the reply
@@ -416,7 +434,8 @@ impl LocalModel {
                 let can_end = m.can_finish(masks.grammar());
                 for (id, l) in logits.iter_mut().enumerate() {
                     let id = id as u32;
-                    if !(allowed.contains(id) || (can_end && self.tokenizer.stop_ids.contains(&id))) {
+                    if !(allowed.contains(id) || (can_end && self.tokenizer.stop_ids.contains(&id)))
+                    {
                         *l = f32::NEG_INFINITY;
                     }
                 }
@@ -432,7 +451,9 @@ impl LocalModel {
             if let (Some(m), Some(masks)) = (&mut matcher, &masks) {
                 let tm = Instant::now();
                 if !m.advance(masks.grammar(), self.vocab.bytes(tok)) {
-                    return Err(LocalError::Generation(format!("sampled token {tok} outside the mask")));
+                    return Err(LocalError::Generation(format!(
+                        "sampled token {tok} outside the mask"
+                    )));
                 }
                 timing.mask_secs += tm.elapsed().as_secs_f64();
             }
@@ -464,12 +485,16 @@ impl LocalModel {
         let closed = schema.is_some() && finish == FinishReason::Length;
         if closed {
             // Byte-wise: the cut may fall inside a multi-byte character.
-            let mut bytes: Vec<u8> = out.iter().flat_map(|&t| self.vocab.bytes(t).iter().copied()).collect();
+            let mut bytes: Vec<u8> = out
+                .iter()
+                .flat_map(|&t| self.vocab.bytes(t).iter().copied())
+                .collect();
             bytes.extend_from_slice(&closing);
             text = String::from_utf8_lossy(&bytes).into_owned();
         }
         if let Some(s) = schema {
-            let value: Value = serde_json::from_str(&text).map_err(|e| LocalError::InvalidOutput(format!("{e}: {text}")))?;
+            let value: Value = serde_json::from_str(&text)
+                .map_err(|e| LocalError::InvalidOutput(format!("{e}: {text}")))?;
             constrain::validate(s, &value).map_err(LocalError::InvalidOutput)?;
         }
         Ok(Generation {
@@ -486,7 +511,11 @@ impl LocalModel {
     /// Renders and tokenizes the prompt, dropping the oldest non-system turns
     /// (never the last) until prompt + `max_tokens` fit; if the last turn alone
     /// leaves too little room, `max_tokens` shrinks.
-    fn fit_prompt(&self, turns: &[ChatTurn], max_tokens: usize) -> Result<(Vec<u32>, usize, usize), LocalError> {
+    fn fit_prompt(
+        &self,
+        turns: &[ChatTurn],
+        max_tokens: usize,
+    ) -> Result<(Vec<u32>, usize, usize), LocalError> {
         let ctx = self.info.context_len;
         let mut kept: Vec<ChatTurn> = turns.to_vec();
         let mut dropped = 0;
@@ -494,11 +523,16 @@ impl LocalModel {
             let ids = self.tokenizer.encode(&self.render_prompt(&kept)?)?;
             if ids.len() + max_tokens <= ctx {
                 if dropped > 0 {
-                    tracing::warn!("dropped the {dropped} oldest turn(s) to fit the context of {ctx} tokens");
+                    tracing::warn!(
+                        "dropped the {dropped} oldest turn(s) to fit the context of {ctx} tokens"
+                    );
                 }
                 return Ok((ids, dropped, max_tokens));
             }
-            let droppable = kept.iter().position(|t| t.role != "system").filter(|&i| i + 1 < kept.len());
+            let droppable = kept
+                .iter()
+                .position(|t| t.role != "system")
+                .filter(|&i| i + 1 < kept.len());
             match droppable {
                 Some(i) => {
                     kept.remove(i);
@@ -551,7 +585,13 @@ fn sample(logits: &[f32], temperature: f32, rng: &mut SplitMix64) -> Option<u32>
     let t = temperature as f64;
     let weights: Vec<f64> = logits
         .iter()
-        .map(|&l| if l.is_finite() { ((l - max) as f64 / t).exp() } else { 0.0 })
+        .map(|&l| {
+            if l.is_finite() {
+                ((l - max) as f64 / t).exp()
+            } else {
+                0.0
+            }
+        })
         .collect();
     let total: f64 = weights.iter().sum();
     let mut r = rng.next_f64() * total;
@@ -573,7 +613,10 @@ mod tests {
     #[test]
     fn greedy_takes_the_largest_finite_logit() {
         let mut rng = SplitMix64(1);
-        assert_eq!(sample(&[0.1, f32::NEG_INFINITY, 0.5, 0.2], 0.0, &mut rng), Some(2));
+        assert_eq!(
+            sample(&[0.1, f32::NEG_INFINITY, 0.5, 0.2], 0.0, &mut rng),
+            Some(2)
+        );
         assert_eq!(sample(&[f32::NEG_INFINITY; 3], 0.7, &mut rng), None);
     }
 
@@ -582,7 +625,9 @@ mod tests {
         let logits = [0.0f32, 1.0, f32::NEG_INFINITY, 2.0];
         let draw = |seed| {
             let mut rng = SplitMix64(seed);
-            (0..3000).map(|_| sample(&logits, 1.0, &mut rng).unwrap()).collect::<Vec<_>>()
+            (0..3000)
+                .map(|_| sample(&logits, 1.0, &mut rng).unwrap())
+                .collect::<Vec<_>>()
         };
         assert_eq!(draw(7), draw(7));
         let d = draw(7);

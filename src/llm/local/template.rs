@@ -18,7 +18,9 @@ pub struct ChatTemplate {
 
 impl std::fmt::Debug for ChatTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatTemplate").field("fallback", &self.fallback).finish()
+        f.debug_struct("ChatTemplate")
+            .field("fallback", &self.fallback)
+            .finish()
     }
 }
 
@@ -52,7 +54,10 @@ impl ChatTemplate {
                 content: &t.text,
             })
             .collect();
-        let tmpl = self.env.get_template("chat").map_err(|e| LocalError::Template(e.to_string()))?;
+        let tmpl = self
+            .env
+            .get_template("chat")
+            .map_err(|e| LocalError::Template(e.to_string()))?;
         tmpl.render(context! {
             messages => messages,
             add_generation_prompt => true,
@@ -71,18 +76,27 @@ mod tests {
     fn chatml_fallback_and_python_methods() {
         let t = ChatTemplate::new(None).unwrap();
         let out = t.render(&[ChatTurn::new("user", "hi")], "", "").unwrap();
-        assert_eq!(out, "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n");
+        assert_eq!(
+            out,
+            "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+        );
         let t = ChatTemplate::new(Some(
             "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content.strip() }}{% endfor %}".into(),
         ))
         .unwrap();
-        assert_eq!(t.render(&[ChatTurn::new("user", "  x ")], "<s>", "").unwrap(), "<s>[user]x");
+        assert_eq!(
+            t.render(&[ChatTurn::new("user", "  x ")], "<s>", "")
+                .unwrap(),
+            "<s>[user]x"
+        );
     }
 
     #[test]
     fn raise_exception_is_an_error() {
         let t = ChatTemplate::new(Some("{{ raise_exception('no system role') }}".into())).unwrap();
-        let e = t.render(&[ChatTurn::new("system", "x")], "", "").unwrap_err();
+        let e = t
+            .render(&[ChatTurn::new("system", "x")], "", "")
+            .unwrap_err();
         assert!(e.to_string().contains("no system role"), "{e}");
     }
 }

@@ -84,7 +84,10 @@ impl ModelTokenizer {
             .map(|v| v.to_string().cloned().map_err(|e| bad(e.to_string())))
             .collect::<Result<_, _>>()?;
         let types: Vec<i32> = match md_array(ct, "tokenizer.ggml.token_type") {
-            Some(a) => a.iter().map(|v| v.to_i32().unwrap_or(TYPE_NORMAL)).collect(),
+            Some(a) => a
+                .iter()
+                .map(|v| v.to_i32().unwrap_or(TYPE_NORMAL))
+                .collect(),
             None => vec![TYPE_NORMAL; tokens.len()],
         };
         let merges: Vec<(String, String)> = md_array(ct, "tokenizer.ggml.merges")
@@ -98,7 +101,11 @@ impl ModelTokenizer {
                 Ok((a.to_string(), b.to_string()))
             })
             .collect::<Result<_, LocalError>>()?;
-        let vocab: Vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+        let vocab: Vocab = tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
         let bpe = BPE::builder()
             .vocab_and_merges(vocab, merges)
             .build()
@@ -108,7 +115,11 @@ impl ModelTokenizer {
         let byte_level = ByteLevel::new(false, true, true);
         let pre_tokenizer: PreTokenizerWrapper = match pre.as_str() {
             "qwen2" | "llama-bpe" | "llama3" => {
-                let regex = if pre == "qwen2" { QWEN2_SPLIT } else { LLAMA3_SPLIT };
+                let regex = if pre == "qwen2" {
+                    QWEN2_SPLIT
+                } else {
+                    LLAMA3_SPLIT
+                };
                 let split = Split::new(
                     SplitPattern::Regex(regex.into()),
                     SplitDelimiterBehavior::Isolated,
@@ -138,7 +149,10 @@ impl ModelTokenizer {
                 if ty != TYPE_NORMAL {
                     return Vec::new();
                 }
-                t.chars().map(|c| unmap.get(&c).copied()).collect::<Option<Vec<u8>>>().unwrap_or_default()
+                t.chars()
+                    .map(|c| unmap.get(&c).copied())
+                    .collect::<Option<Vec<u8>>>()
+                    .unwrap_or_default()
             })
             .collect();
         let id_text = |key: &str| {
@@ -149,7 +163,10 @@ impl ModelTokenizer {
         };
         let bos_text = id_text("tokenizer.ggml.bos_token_id").unwrap_or_default();
         let eos_text = id_text("tokenizer.ggml.eos_token_id").unwrap_or_default();
-        let eos_id = ct.metadata.get("tokenizer.ggml.eos_token_id").and_then(|v| v.to_u32().ok());
+        let eos_id = ct
+            .metadata
+            .get("tokenizer.ggml.eos_token_id")
+            .and_then(|v| v.to_u32().ok());
         let stop_ids = stop_ids(&tokens, eos_id);
         Ok(ModelTokenizer {
             inner,
@@ -161,7 +178,11 @@ impl ModelTokenizer {
         })
     }
 
-    fn from_tokenizer_json(inner: Tokenizer, ct: &Content, path: &Path) -> Result<Self, LocalError> {
+    fn from_tokenizer_json(
+        inner: Tokenizer,
+        ct: &Content,
+        path: &Path,
+    ) -> Result<Self, LocalError> {
         let n = inner.get_vocab_size(true);
         let mut tokens = vec![String::new(); n];
         for (t, id) in inner.get_vocab(true) {
@@ -184,7 +205,10 @@ impl ModelTokenizer {
                 if specials.contains(&(id as u32)) || t.is_empty() {
                     Vec::new()
                 } else if byte_level {
-                    t.chars().map(|c| unmap.get(&c).copied()).collect::<Option<Vec<u8>>>().unwrap_or_default()
+                    t.chars()
+                        .map(|c| unmap.get(&c).copied())
+                        .collect::<Option<Vec<u8>>>()
+                        .unwrap_or_default()
                 } else {
                     spm_bytes(t)
                 }
@@ -196,7 +220,10 @@ impl ModelTokenizer {
                 .and_then(|v| v.to_u32().ok())
                 .and_then(|id| tokens.get(id as usize).cloned())
         };
-        let eos_id = ct.metadata.get("tokenizer.ggml.eos_token_id").and_then(|v| v.to_u32().ok());
+        let eos_id = ct
+            .metadata
+            .get("tokenizer.ggml.eos_token_id")
+            .and_then(|v| v.to_u32().ok());
         Ok(ModelTokenizer {
             bos_text: id_text("tokenizer.ggml.bos_token_id").unwrap_or_default(),
             eos_text: id_text("tokenizer.ggml.eos_token_id").unwrap_or_default(),
@@ -219,7 +246,13 @@ impl ModelTokenizer {
     pub fn decode(&self, ids: &[u32]) -> String {
         let bytes: Vec<u8> = ids
             .iter()
-            .flat_map(|&id| self.token_bytes.get(id as usize).into_iter().flatten().copied())
+            .flat_map(|&id| {
+                self.token_bytes
+                    .get(id as usize)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+            })
             .collect();
         String::from_utf8_lossy(&bytes).into_owned()
     }
@@ -237,7 +270,12 @@ fn stop_ids(tokens: &[String], eos: Option<u32>) -> Vec<u32> {
     for (i, t) in tokens.iter().enumerate() {
         if matches!(
             t.as_str(),
-            "<|im_end|>" | "<|eot_id|>" | "<|endoftext|>" | "<end_of_turn>" | "</s>" | "<|end_of_text|>"
+            "<|im_end|>"
+                | "<|eot_id|>"
+                | "<|endoftext|>"
+                | "<end_of_turn>"
+                | "</s>"
+                | "<|end_of_text|>"
         ) && !ids.contains(&(i as u32))
         {
             ids.push(i as u32);
@@ -258,7 +296,10 @@ fn spm_bytes(t: &str) -> Vec<u8> {
 
 /// GPT-2's byte-to-character table, inverted.
 fn byte_decoder() -> HashMap<char, u8> {
-    let mut visible: Vec<u8> = (b'!'..=b'~').chain(0xA1..=0xAC).chain(0xAE..=0xFF).collect();
+    let mut visible: Vec<u8> = (b'!'..=b'~')
+        .chain(0xA1..=0xAC)
+        .chain(0xAE..=0xFF)
+        .collect();
     let mut chars: Vec<u32> = visible.iter().map(|&b| b as u32).collect();
     let mut n = 0;
     for b in 0..=255u8 {
@@ -276,7 +317,10 @@ fn byte_decoder() -> HashMap<char, u8> {
 }
 
 fn md_str(ct: &Content, key: &str) -> Option<String> {
-    ct.metadata.get(key).and_then(|v| v.to_string().ok()).cloned()
+    ct.metadata
+        .get(key)
+        .and_then(|v| v.to_string().ok())
+        .cloned()
 }
 
 fn md_array<'a>(ct: &'a Content, key: &str) -> Option<&'a Vec<Value>> {

@@ -100,19 +100,34 @@ pub fn step(g: &Grammar, st: &mut Vec<Frame>, b: u8, emit: &mut dyn FnMut(&[Fram
         Frame::Value(node) => match &g.nodes[node as usize] {
             Node::Object { .. } => {
                 if b == b'{' {
-                    st[n - 1] = Frame::Obj { node, next: 0, phase: OPEN };
+                    st[n - 1] = Frame::Obj {
+                        node,
+                        next: 0,
+                        phase: OPEN,
+                    };
                     emit(st);
                 }
             }
             Node::Array { .. } => {
                 if b == b'[' {
-                    st[n - 1] = Frame::Arr { node, count: 0, phase: OPEN };
+                    st[n - 1] = Frame::Arr {
+                        node,
+                        count: 0,
+                        phase: OPEN,
+                    };
                     emit(st);
                 }
             }
             Node::Str { .. } => {
                 if b == b'"' {
-                    st[n - 1] = Frame::Str { node, len: 0, esc: E_NONE, cont: 0, lo: 0, hi: 0 };
+                    st[n - 1] = Frame::Str {
+                        node,
+                        len: 0,
+                        esc: E_NONE,
+                        cont: 0,
+                        lo: 0,
+                        hi: 0,
+                    };
                     emit(st);
                 }
             }
@@ -121,7 +136,11 @@ pub fn step(g: &Grammar, st: &mut Vec<Frame>, b: u8, emit: &mut dyn FnMut(&[Fram
                 step(g, st, b, emit);
             }
             Node::Num { .. } => {
-                st[n - 1] = Frame::Num { node, st: N_START, digits: 0 };
+                st[n - 1] = Frame::Num {
+                    node,
+                    st: N_START,
+                    digits: 0,
+                };
                 step(g, st, b, emit);
             }
             Node::Union(alts) => {
@@ -132,19 +151,29 @@ pub fn step(g: &Grammar, st: &mut Vec<Frame>, b: u8, emit: &mut dyn FnMut(&[Fram
             }
         },
         Frame::Obj { node, next, phase } => {
-            let Node::Object { props } = &g.nodes[node as usize] else { unreachable!() };
+            let Node::Object { props } = &g.nodes[node as usize] else {
+                unreachable!()
+            };
             let more = (next as usize) < props.len();
             if b == b'}' && phase != AFTER_COMMA && !g.required_from(node, next as usize) {
                 st.pop();
                 emit(st);
                 st.push(top);
             } else if b == b',' && phase == AFTER_VALUE && more {
-                st[n - 1] = Frame::Obj { node, next, phase: AFTER_COMMA };
+                st[n - 1] = Frame::Obj {
+                    node,
+                    next,
+                    phase: AFTER_COMMA,
+                };
                 emit(st);
             } else if b == b'"' && phase != AFTER_VALUE && more {
                 let trie = props[next as usize].key_trie;
                 if let Some(child) = trie_child(g, trie, b) {
-                    st[n - 1] = Frame::Obj { node, next, phase: AFTER_VALUE };
+                    st[n - 1] = Frame::Obj {
+                        node,
+                        next,
+                        phase: AFTER_VALUE,
+                    };
                     st.push(Frame::Key(child));
                     emit(st);
                     st.pop();
@@ -156,9 +185,17 @@ pub fn step(g: &Grammar, st: &mut Vec<Frame>, b: u8, emit: &mut dyn FnMut(&[Fram
                 match g.tries[child as usize].end {
                     Some(j) => {
                         let parent = st[n - 2];
-                        let Frame::Obj { node, phase, .. } = parent else { unreachable!() };
-                        let Node::Object { props } = &g.nodes[node as usize] else { unreachable!() };
-                        st[n - 2] = Frame::Obj { node, next: j as u16 + 1, phase };
+                        let Frame::Obj { node, phase, .. } = parent else {
+                            unreachable!()
+                        };
+                        let Node::Object { props } = &g.nodes[node as usize] else {
+                            unreachable!()
+                        };
+                        st[n - 2] = Frame::Obj {
+                            node,
+                            next: j as u16 + 1,
+                            phase,
+                        };
                         st[n - 1] = Frame::Value(props[j as usize].node);
                         emit(st);
                         st[n - 2] = parent;
@@ -171,25 +208,51 @@ pub fn step(g: &Grammar, st: &mut Vec<Frame>, b: u8, emit: &mut dyn FnMut(&[Fram
             }
         }
         Frame::Arr { node, count, phase } => {
-            let Node::Array { item, min, max } = g.nodes[node as usize] else { unreachable!() };
+            let Node::Array { item, min, max } = g.nodes[node as usize] else {
+                unreachable!()
+            };
             if b == b']' && phase != AFTER_COMMA && count >= min {
                 st.pop();
                 emit(st);
                 st.push(top);
             } else if b == b',' && phase == AFTER_VALUE && count < max {
-                st[n - 1] = Frame::Arr { node, count, phase: AFTER_COMMA };
+                st[n - 1] = Frame::Arr {
+                    node,
+                    count,
+                    phase: AFTER_COMMA,
+                };
                 emit(st);
             } else if phase != AFTER_VALUE && count < max {
-                st[n - 1] = Frame::Arr { node, count: count + 1, phase: AFTER_VALUE };
+                st[n - 1] = Frame::Arr {
+                    node,
+                    count: count + 1,
+                    phase: AFTER_VALUE,
+                };
                 st.push(Frame::Value(item));
                 step(g, st, b, emit);
                 st.pop();
             }
         }
-        Frame::Str { node, len, esc, cont, lo, hi } => {
-            let Node::Str { min, max } = g.nodes[node as usize] else { unreachable!() };
+        Frame::Str {
+            node,
+            len,
+            esc,
+            cont,
+            lo,
+            hi,
+        } => {
+            let Node::Str { min, max } = g.nodes[node as usize] else {
+                unreachable!()
+            };
             let mut set = |st: &mut Vec<Frame>, len, esc, cont, lo, hi| {
-                st[n - 1] = Frame::Str { node, len, esc, cont, lo, hi };
+                st[n - 1] = Frame::Str {
+                    node,
+                    len,
+                    esc,
+                    cont,
+                    lo,
+                    hi,
+                };
                 emit(st);
             };
             if cont > 0 {
@@ -248,8 +311,14 @@ pub fn step(g: &Grammar, st: &mut Vec<Frame>, b: u8, emit: &mut dyn FnMut(&[Fram
                 st.push(top);
             }
         }
-        Frame::Num { node, st: s, digits } => {
-            let Node::Num { integer, nonneg } = g.nodes[node as usize] else { unreachable!() };
+        Frame::Num {
+            node,
+            st: s,
+            digits,
+        } => {
+            let Node::Num { integer, nonneg } = g.nodes[node as usize] else {
+                unreachable!()
+            };
             let digit = b.is_ascii_digit();
             let next = match (s, b) {
                 (N_START, b'-') if !nonneg => Some((N_MINUS, 0)),
@@ -266,7 +335,11 @@ pub fn step(g: &Grammar, st: &mut Vec<Frame>, b: u8, emit: &mut dyn FnMut(&[Fram
                 _ => None,
             };
             if let Some((s2, d2)) = next {
-                st[n - 1] = Frame::Num { node, st: s2, digits: d2 };
+                st[n - 1] = Frame::Num {
+                    node,
+                    st: s2,
+                    digits: d2,
+                };
                 emit(st);
                 st[n - 1] = top;
             }
@@ -297,15 +370,37 @@ pub fn can_finish(g: &Grammar, st: &[Frame]) -> bool {
 pub fn canonical_key(g: &Grammar, st: &[Frame], slack: u32, out: &mut Vec<Frame>) {
     for &f in st {
         out.push(match f {
-            Frame::Str { node, len, esc, cont, lo, hi } => {
-                let Node::Str { min, max } = g.nodes[node as usize] else { unreachable!() };
+            Frame::Str {
+                node,
+                len,
+                esc,
+                cont,
+                lo,
+                hi,
+            } => {
+                let Node::Str { min, max } = g.nodes[node as usize] else {
+                    unreachable!()
+                };
                 let free = len >= min && max - len >= slack;
-                Frame::Str { node, len: if free { u32::MAX } else { len }, esc, cont, lo, hi }
+                Frame::Str {
+                    node,
+                    len: if free { u32::MAX } else { len },
+                    esc,
+                    cont,
+                    lo,
+                    hi,
+                }
             }
             Frame::Arr { node, count, phase } => {
-                let Node::Array { min, max, .. } = g.nodes[node as usize] else { unreachable!() };
+                let Node::Array { min, max, .. } = g.nodes[node as usize] else {
+                    unreachable!()
+                };
                 let free = count >= min && max - count >= slack;
-                Frame::Arr { node, count: if free { u32::MAX } else { count }, phase }
+                Frame::Arr {
+                    node,
+                    count: if free { u32::MAX } else { count },
+                    phase,
+                }
             }
             other => other,
         });
@@ -352,7 +447,11 @@ mod tests {
         assert_eq!(feed(s.clone(), r#"{"a":12,"b":"xy","c":true}"#), Some(true));
         assert_eq!(feed(s.clone(), r#"{"b":"x"}"#), Some(true));
         assert_eq!(feed(s.clone(), r#"{"a":1}"#), None, "b is required");
-        assert_eq!(feed(s.clone(), r#"{"c":true,"#), None, "c cannot come before b");
+        assert_eq!(
+            feed(s.clone(), r#"{"c":true,"#),
+            None,
+            "c cannot come before b"
+        );
         assert_eq!(feed(s.clone(), r#"{"b":"abcd"#), None, "maxLength");
         assert_eq!(feed(s, r#"{"a":1.5"#), None, "integer");
     }
@@ -372,7 +471,11 @@ mod tests {
     fn numbers_literals_arrays_unions() {
         assert_eq!(feed(json!({"type":"number"}), "-0.5e+12"), Some(true));
         assert_eq!(feed(json!({"type":"number"}), "01"), None);
-        assert_eq!(feed(json!({"type":"number"}), "1e999"), None, "exponent bounded");
+        assert_eq!(
+            feed(json!({"type":"number"}), "1e999"),
+            None,
+            "exponent bounded"
+        );
         assert_eq!(feed(json!({"type":"integer","minimum":0}), "-1"), None);
         assert_eq!(feed(json!({"enum":[1,12,"x"]}), "1"), Some(true));
         assert_eq!(feed(json!({"enum":[1,12,"x"]}), "12"), Some(true));

@@ -49,7 +49,9 @@ impl TokenSet {
     /// The ids in the set, ascending.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64).filter(move |b| w & (1 << b) != 0).map(move |b| (i * 64 + b) as u32)
+            (0..64)
+                .filter(move |b| w & (1 << b) != 0)
+                .map(move |b| (i * 64 + b) as u32)
         })
     }
 }
@@ -238,7 +240,9 @@ impl Walk<'_> {
     fn dfs(&mut self, node: usize, depth: usize) {
         let vocab = self.vocab;
         for &(b, child) in &vocab.nodes[node].children {
-            let (cur, rest) = self.levels[depth..].split_first_mut().expect("depth in range");
+            let (cur, rest) = self.levels[depth..]
+                .split_first_mut()
+                .expect("depth in range");
             let next = &mut rest[0];
             next.clear();
             for i in 0..cur.ends.len() {
@@ -360,14 +364,40 @@ mod tests {
     use serde_json::json;
 
     fn vocab(tokens: &[&str]) -> Arc<VocabTrie> {
-        Arc::new(VocabTrie::new(tokens.iter().map(|t| t.as_bytes().to_vec()).collect()))
+        Arc::new(VocabTrie::new(
+            tokens.iter().map(|t| t.as_bytes().to_vec()).collect(),
+        ))
     }
 
     #[test]
     fn mask_matches_checking_each_token_separately() {
         let toks = [
-            "", "{", "}", "\"", "\"name\":", "\"na", "me\":\"", "a", "ab", "\"}", "\",", "1", "12", ".5",
-            "[", "]", ",", "true", "tr", "ue", "\"age\":", "\\n", "\\", "null", "\"x", "é",
+            "",
+            "{",
+            "}",
+            "\"",
+            "\"name\":",
+            "\"na",
+            "me\":\"",
+            "a",
+            "ab",
+            "\"}",
+            "\",",
+            "1",
+            "12",
+            ".5",
+            "[",
+            "]",
+            ",",
+            "true",
+            "tr",
+            "ue",
+            "\"age\":",
+            "\\n",
+            "\\",
+            "null",
+            "\"x",
+            "é",
         ];
         let v = vocab(&toks);
         let g = Arc::new(
@@ -378,12 +408,28 @@ mod tests {
         );
         let mut masks = SchemaMasks::new(g.clone(), v.clone());
         let mut m = Matcher::new(&g);
-        for piece in ["{", "\"age\":", "12", ".5", ",", "\"name\":", "\"", "ab", "\\n", "é", "\"}"] {
+        for piece in [
+            "{",
+            "\"age\":",
+            "12",
+            ".5",
+            ",",
+            "\"name\":",
+            "\"",
+            "ab",
+            "\\n",
+            "é",
+            "\"}",
+        ] {
             let mask = masks.allowed(&m);
             for (id, t) in toks.iter().enumerate() {
                 let mut probe = m.clone();
                 let ok = !t.is_empty() && probe.advance(&g, t.as_bytes());
-                assert_eq!(mask.contains(id as u32), ok, "token {t:?} after state {m:?}");
+                assert_eq!(
+                    mask.contains(id as u32),
+                    ok,
+                    "token {t:?} after state {m:?}"
+                );
             }
             assert!(m.advance(&g, piece.as_bytes()), "piece {piece:?}");
         }
@@ -409,7 +455,8 @@ mod tests {
             let mut text = full.as_bytes()[..cut].to_vec();
             text.extend(tail);
             let text = String::from_utf8(text).unwrap();
-            let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            let v: serde_json::Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
             super::super::validate(&schema, &v).unwrap_or_else(|e| panic!("{e}: {text}"));
         }
     }
@@ -425,7 +472,10 @@ mod tests {
             masks.allowed(&m);
             assert!(m.advance(&g, b"a"));
         }
-        assert_eq!(masks.misses, 1, "one walk for the free inside of the string");
+        assert_eq!(
+            masks.misses, 1,
+            "one walk for the free inside of the string"
+        );
         assert_eq!(masks.hits, 49);
     }
 }

@@ -23,7 +23,9 @@ fn key() -> impl Strategy<Value = String> {
 
 fn leaf() -> impl Strategy<Value = Value> {
     prop_oneof![
-        (0u32..3, 0u32..6).prop_map(|(min, extra)| json!({"type":"string","minLength":min,"maxLength":min+extra})),
+        (0u32..3, 0u32..6).prop_map(
+            |(min, extra)| json!({"type":"string","minLength":min,"maxLength":min+extra})
+        ),
         Just(json!({"type":"integer"})),
         Just(json!({"type":"integer","minimum":0})),
         Just(json!({"type":"integer","minimum":-2,"maximum":12})),
@@ -63,9 +65,36 @@ fn fake_vocab() -> Vec<Vec<u8>> {
     let mut v: Vec<Vec<u8>> = vec![Vec::new()]; // id 0: EOS, no bytes
     v.extend((0u8..=255).map(|b| vec![b]));
     for s in [
-        "{\"", "\":", "\",\"", "\"}", "}}", "]}", "[\"", "\",", "\"]", "true", "null", "false", "12", "-0",
-        ".5e+3", "\\u00e9", "\\\"", "é", "ü\"", "x y", "name\":", "\"a\":", "\"ab\":1", ",\"", "[]", "{}",
-        "\\ud83d", "1}", "0,", "\"q\\\"uote\":",
+        "{\"",
+        "\":",
+        "\",\"",
+        "\"}",
+        "}}",
+        "]}",
+        "[\"",
+        "\",",
+        "\"]",
+        "true",
+        "null",
+        "false",
+        "12",
+        "-0",
+        ".5e+3",
+        "\\u00e9",
+        "\\\"",
+        "é",
+        "ü\"",
+        "x y",
+        "name\":",
+        "\"a\":",
+        "\"ab\":1",
+        ",\"",
+        "[]",
+        "{}",
+        "\\ud83d",
+        "1}",
+        "0,",
+        "\"q\\\"uote\":",
     ] {
         v.push(s.as_bytes().to_vec());
     }

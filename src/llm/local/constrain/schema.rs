@@ -171,7 +171,10 @@ impl Grammar {
         let obj = match s {
             Value::Object(o) => o,
             Value::Bool(true) => {
-                return Err(err(path, "`true` (any value) cannot be generated; give a type"))
+                return Err(err(
+                    path,
+                    "`true` (any value) cannot be generated; give a type",
+                ))
             }
             _ => return Err(err(path, "a schema must be an object")),
         };
@@ -222,7 +225,9 @@ impl Grammar {
                 })
             }
             Some(_) => Err(err(path, "`type` must be a string or a list of strings")),
-            None if obj.contains_key("properties") => self.compile_typed("object", obj, path, depth),
+            None if obj.contains_key("properties") => {
+                self.compile_typed("object", obj, path, depth)
+            }
             None if obj.contains_key("items") => self.compile_typed("array", obj, path, depth),
             None => Err(err(path, "no `type`, `enum`, `const` or `anyOf`")),
         }
@@ -251,8 +256,8 @@ impl Grammar {
             }
             "string" => {
                 let min = bound(obj, "minLength", path)?.unwrap_or(0);
-                let max = bound(obj, "maxLength", path)?
-                    .unwrap_or(DEFAULT_MAX_STRING_CHARS.max(min));
+                let max =
+                    bound(obj, "maxLength", path)?.unwrap_or(DEFAULT_MAX_STRING_CHARS.max(min));
                 if min > max {
                     return Err(err(path, "minLength > maxLength"));
                 }
@@ -263,7 +268,10 @@ impl Grammar {
                 let min = number(obj, "minimum", path)?;
                 let max = number(obj, "maximum", path)?;
                 if obj.contains_key("exclusiveMinimum") || obj.contains_key("exclusiveMaximum") {
-                    return Err(err(path, "exclusiveMinimum/exclusiveMaximum are not supported"));
+                    return Err(err(
+                        path,
+                        "exclusiveMinimum/exclusiveMaximum are not supported",
+                    ));
                 }
                 match (min, max) {
                     (None, None) => Ok(self.push(Node::Num {
@@ -282,8 +290,7 @@ impl Grammar {
                             && lo <= hi
                             && hi - lo <= 1000.0 =>
                     {
-                        let values: Vec<Value> =
-                            (lo as i64..=hi as i64).map(Value::from).collect();
+                        let values: Vec<Value> = (lo as i64..=hi as i64).map(Value::from).collect();
                         self.lits(&values, path)
                     }
                     _ => Err(err(
@@ -313,19 +320,29 @@ impl Grammar {
         let required: Vec<&str> = match obj.get("required") {
             Some(Value::Array(r)) => r
                 .iter()
-                .map(|v| v.as_str().ok_or_else(|| err(path, "`required` entries must be strings")))
+                .map(|v| {
+                    v.as_str()
+                        .ok_or_else(|| err(path, "`required` entries must be strings"))
+                })
                 .collect::<Result<_, _>>()?,
             Some(_) => return Err(err(path, "`required` must be an array")),
             None => Vec::new(),
         };
         for r in &required {
             if !props.contains_key(*r) {
-                return Err(err(path, format!("required property `{r}` is not in `properties`")));
+                return Err(err(
+                    path,
+                    format!("required property `{r}` is not in `properties`"),
+                ));
             }
         }
         let mut compiled = Vec::with_capacity(props.len());
         for (name, sub) in props {
-            let node = self.compile_node(sub, &format!("{path}/properties/{}", escape_ptr(name)), depth + 1)?;
+            let node = self.compile_node(
+                sub,
+                &format!("{path}/properties/{}", escape_ptr(name)),
+                depth + 1,
+            )?;
             compiled.push((name.clone(), node, required.contains(&name.as_str())));
         }
         let mut out = Vec::with_capacity(compiled.len());
@@ -393,7 +410,11 @@ const IGNORED: &[&str] = &[
 
 fn err(path: &str, problem: impl Into<String>) -> SchemaError {
     SchemaError {
-        path: if path.is_empty() { "(root)".into() } else { path.into() },
+        path: if path.is_empty() {
+            "(root)".into()
+        } else {
+            path.into()
+        },
         problem: problem.into(),
     }
 }
@@ -429,8 +450,10 @@ mod tests {
 
     #[test]
     fn rejects_unsupported_keywords_with_their_path() {
-        let e = Grammar::compile(&json!({"type":"object","properties":{"a":{"type":"string","pattern":"x"}}}))
-            .unwrap_err();
+        let e = Grammar::compile(
+            &json!({"type":"object","properties":{"a":{"type":"string","pattern":"x"}}}),
+        )
+        .unwrap_err();
         assert_eq!(e.path, "/properties/a");
         assert!(e.problem.contains("pattern"), "{e}");
     }
@@ -438,7 +461,10 @@ mod tests {
     #[test]
     fn rejects_unsatisfiable_bounds() {
         assert!(Grammar::compile(&json!({"type":"string","minLength":5,"maxLength":2})).is_err());
-        assert!(Grammar::compile(&json!({"type":"array","items":{"type":"null"},"minItems":3,"maxItems":1})).is_err());
+        assert!(Grammar::compile(
+            &json!({"type":"array","items":{"type":"null"},"minItems":3,"maxItems":1})
+        )
+        .is_err());
         assert!(Grammar::compile(&json!({"enum":[]})).is_err());
         assert!(Grammar::compile(&json!({"type":"object","required":["x"]})).is_err());
     }
@@ -451,7 +477,9 @@ mod tests {
             "required":["b"]
         }))
         .unwrap();
-        let Node::Object { props } = &g.nodes[g.root as usize] else { panic!() };
+        let Node::Object { props } = &g.nodes[g.root as usize] else {
+            panic!()
+        };
         let ends = |t: TrieId| {
             let mut out = Vec::new();
             let mut todo = vec![t];

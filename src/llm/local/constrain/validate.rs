@@ -11,9 +11,18 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
 }
 
 fn check(s: &Value, v: &Value, at: &str) -> Result<(), String> {
-    let fail = |why: String| Err(format!("{}: {why}", if at.is_empty() { "(root)" } else { at }));
+    let fail = |why: String| {
+        Err(format!(
+            "{}: {why}",
+            if at.is_empty() { "(root)" } else { at }
+        ))
+    };
     let Some(s) = s.as_object() else {
-        return if s == &Value::Bool(true) { Ok(()) } else { fail("schema is not an object".into()) };
+        return if s == &Value::Bool(true) {
+            Ok(())
+        } else {
+            fail("schema is not an object".into())
+        };
     };
     if let Some(c) = s.get("const") {
         if c != v {
@@ -33,9 +42,14 @@ fn check(s: &Value, v: &Value, at: &str) -> Result<(), String> {
     match s.get("type") {
         Some(Value::String(t)) => check_type(t, s, v, at)?,
         Some(Value::Array(ts)) => {
-            let ok = ts.iter().any(|t| t.as_str().is_some_and(|t| check_type(t, s, v, at).is_ok()));
+            let ok = ts
+                .iter()
+                .any(|t| t.as_str().is_some_and(|t| check_type(t, s, v, at).is_ok()));
             if !ok {
-                return fail(format!("{v} has none of the types {}", Value::Array(ts.clone())));
+                return fail(format!(
+                    "{v} has none of the types {}",
+                    Value::Array(ts.clone())
+                ));
             }
         }
         _ => {}
@@ -43,8 +57,18 @@ fn check(s: &Value, v: &Value, at: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn check_type(t: &str, s: &serde_json::Map<String, Value>, v: &Value, at: &str) -> Result<(), String> {
-    let fail = |why: String| Err(format!("{}: {why}", if at.is_empty() { "(root)" } else { at }));
+fn check_type(
+    t: &str,
+    s: &serde_json::Map<String, Value>,
+    v: &Value,
+    at: &str,
+) -> Result<(), String> {
+    let fail = |why: String| {
+        Err(format!(
+            "{}: {why}",
+            if at.is_empty() { "(root)" } else { at }
+        ))
+    };
     let uint = |k: &str| s.get(k).and_then(Value::as_u64);
     let num = |k: &str| s.get(k).and_then(Value::as_f64);
     match (t, v) {
@@ -85,7 +109,9 @@ fn check_type(t: &str, s: &serde_json::Map<String, Value>, v: &Value, at: &str) 
         ("string", Value::String(x)) => {
             let n = x.chars().count() as u64;
             if uint("minLength").is_some_and(|m| n < m) {
-                return fail(format!("string of {n} characters is shorter than minLength"));
+                return fail(format!(
+                    "string of {n} characters is shorter than minLength"
+                ));
             }
             if uint("maxLength").is_some_and(|m| n > m) {
                 return fail(format!("string of {n} characters is longer than maxLength"));
@@ -122,11 +148,15 @@ mod tests {
             "l":{"type":"array","items":{"type":"string","maxLength":2},"maxItems":2}},
             "required":["k"],"additionalProperties":false});
         assert!(validate(&s, &json!({"k":"a","n":3,"l":["ab"]})).is_ok());
-        assert!(validate(&s, &json!({"n":3})).unwrap_err().contains("required"));
+        assert!(validate(&s, &json!({"n":3}))
+            .unwrap_err()
+            .contains("required"));
         assert!(validate(&s, &json!({"k":"c"})).is_err());
         assert!(validate(&s, &json!({"k":"a","n":-1})).is_err());
         assert!(validate(&s, &json!({"k":"a","n":1.5})).is_err());
-        assert!(validate(&s, &json!({"k":"a","l":["abc"]})).unwrap_err().contains("/l/0"));
+        assert!(validate(&s, &json!({"k":"a","l":["abc"]}))
+            .unwrap_err()
+            .contains("/l/0"));
         assert!(validate(&s, &json!({"k":"a","l":["a","b","c"]})).is_err());
         assert!(validate(&s, &json!({"k":"a","z":1})).is_err());
     }
