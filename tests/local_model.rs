@@ -99,24 +99,21 @@ fn constrained_output_always_validates() {
         "Who believes what in this scene? Tom thinks the key is lost; Anna knows it is in her pocket.",
         "Is the sky green? Answer yes, no or unsure.",
     ];
-    for (schema, prompt) in schemas.iter().zip(prompts) {
+    for (i, (schema, prompt)) in schemas.iter().zip(prompts).enumerate() {
         // Greedy for the first, sampled for the others: different paths through the masks.
-        for seed in [prompt.len() as u64 % 3] {
-            let p = GenParams {
-                max_tokens: 48,
-                temperature: if seed == 0 { 0.0 } else { 1.0 },
-                seed,
-            };
-            let g = m.generate(&user(prompt), &p, Some(schema)).unwrap();
-            println!(
-                "{prompt}\n  -> {} ({:?}, {} tokens)",
-                g.text, g.finish_reason, g.completion_tokens
-            );
-            assert_eq!(g.closed, g.finish_reason == FinishReason::Length);
-            let v: Value =
-                serde_json::from_str(&g.text).unwrap_or_else(|e| panic!("{e}: {}", g.text));
-            validate(schema, &v).unwrap();
-        }
+        let p = GenParams {
+            max_tokens: 48,
+            temperature: if i == 0 { 0.0 } else { 1.0 },
+            seed: i as u64,
+        };
+        let g = m.generate(&user(prompt), &p, Some(schema)).unwrap();
+        println!(
+            "{prompt}\n  -> {} ({:?}, {} tokens)",
+            g.text, g.finish_reason, g.completion_tokens
+        );
+        assert_eq!(g.closed, g.finish_reason == FinishReason::Length);
+        let v: Value = serde_json::from_str(&g.text).unwrap_or_else(|e| panic!("{e}: {}", g.text));
+        validate(schema, &v).unwrap();
     }
 }
 

@@ -278,7 +278,7 @@ impl Grammar {
                         integer,
                         nonneg: false,
                     })),
-                    (Some(lo), None) if lo == 0.0 => Ok(self.push(Node::Num {
+                    (Some(0.0), None) => Ok(self.push(Node::Num {
                         integer,
                         nonneg: true,
                     })),
