@@ -34,6 +34,9 @@ pub enum BenchCommand {
     /// zero latency and at 100 ms latency, side by side with the Python `openai`
     /// client on the same server.
     Llm(super::bench_llm::BenchLlmArgs),
+    /// Local GGUF model speed: prompt tokens/s, generation tokens/s without
+    /// and with schema-constrained decoding, mask time per token.
+    Local(super::bench_local::BenchLocalArgs),
 }
 
 /// Options of `bench eval`.
@@ -102,6 +105,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
         BenchCommand::Graph(args) => super::bench_graph::bench_graph(args),
         BenchCommand::Embed(args) => super::bench_embed::bench_embed(args),
         BenchCommand::Llm(args) => super::bench_llm::bench_llm(args),
+        BenchCommand::Local(args) => super::bench_local::bench_local(args),
     }
 }
 

@@ -10,6 +10,8 @@ mod graph;
 mod bench_llm;
 mod llm;
 mod models;
+mod bench_local;
+mod local;
 mod parse;
 mod run;
 
@@ -53,6 +55,8 @@ enum Command {
     Models(models::ModelsCommand),
     #[command(subcommand)]
     Llm(llm::LlmCommand),
+    #[command(subcommand)]
+    Local(local::LocalCommand),
 }
 
 /// Outcome of a command that ran to completion: did its checks pass?
@@ -77,6 +81,7 @@ pub fn main() -> ExitCode {
         Command::Eval(cmd) => eval::eval(cmd),
         Command::Models(cmd) => models::models(cmd),
         Command::Llm(cmd) => llm::llm(cmd),
+        Command::Local(cmd) => local::local(cmd),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

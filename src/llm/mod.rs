@@ -18,6 +18,7 @@ pub mod backend;
 pub mod batch;
 pub mod client;
 pub mod config;
+pub mod local;
 pub mod loopback;
 pub mod openai;
 pub mod retry;

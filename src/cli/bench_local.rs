@@ -1,0 +1,183 @@
+//! `moviegraph bench local`: throughput of the in-process GGUF backend, with
+//! and without schema-constrained decoding, measured in the same run.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use moviegraph::llm::local::{
+    resolve_model_path, ChatTurn, GenParams, Generation, LoadOptions, LocalModel,
+};
+
+use super::{emit, Outcome};
+
+/// Options of `bench local`.
+#[derive(Debug, Args)]
+pub struct BenchLocalArgs {
+    /// The GGUF model (default: as `local generate` finds it).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Screenplay whose opening is the prompt's material.
+    #[arg(long, default_value = "screenplays/the-second-key/script.fountain")]
+    script: PathBuf,
+    /// Characters of the script put in the prompt.
+    #[arg(long, default_value_t = 2500)]
+    script_chars: usize,
+    /// Most tokens generated per run.
+    #[arg(long, default_value_t = 160)]
+    max_tokens: usize,
+    /// Runs of each configuration (after one warm-up run).
+    #[arg(long, default_value_t = 2)]
+    runs: usize,
+}
+
+/// The schema of the constrained runs: shaped like a pipeline role's output.
+fn bench_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "characters": {"type": "array", "minItems": 1, "maxItems": 4, "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "maxLength": 40},
+                    "feeling": {"enum": ["happy", "sad", "angry", "afraid", "surprised", "neutral"]},
+                    "wants": {"type": "string", "maxLength": 160},
+                    "certain": {"type": "boolean"}
+                },
+                "required": ["name", "feeling", "wants", "certain"]
+            }},
+            "summary": {"type": "string", "maxLength": 400}
+        },
+        "required": ["characters", "summary"]
+    })
+}
+
+#[derive(Default)]
+struct Sum {
+    prompt_tokens: usize,
+    prompt_secs: f64,
+    tokens: usize,
+    secs: f64,
+    mask_secs: f64,
+    computed: u64,
+    cached: u64,
+}
+
+impl Sum {
+    fn add(&mut self, g: &Generation) {
+        self.prompt_tokens += g.prompt_tokens;
+        self.prompt_secs += g.timing.prompt_secs;
+        self.tokens += g.completion_tokens;
+        self.secs += g.timing.gen_secs;
+        self.mask_secs += g.timing.mask_secs;
+        self.computed += g.timing.masks_computed;
+        self.cached += g.timing.masks_cached;
+    }
+    fn tps(&self) -> f64 {
+        self.tokens as f64 / self.secs.max(1e-9)
+    }
+    fn mask_ms(&self) -> f64 {
+        1e3 * self.mask_secs / self.tokens.max(1) as f64
+    }
+}
+
+/// Runs the benchmark and prints its figures.
+pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
+    let path = resolve_model_path(args.model.as_deref())?;
+    let script = std::fs::read_to_string(&args.script)
+        .with_context(|| format!("reading {}", args.script.display()))?;
+    let excerpt: String = script.chars().take(args.script_chars).collect();
+    let turns = vec![
+        ChatTurn::new("system", "You read screenplays and describe what the characters feel and want."),
+        ChatTurn::new(
+            "user",
+            format!("Screenplay excerpt:\n\n{excerpt}\n\nList the characters, what each feels and wants, then summarise."),
+        ),
+    ];
+    let params = GenParams {
+        max_tokens: args.max_tokens,
+        temperature: 0.0,
+        seed: 0,
+    };
+    let schema = bench_schema();
+    let t = std::time::Instant::now();
+    let model = LocalModel::load(&path, &LoadOptions::default())?;
+    let load_secs = t.elapsed().as_secs_f64();
+    let info = model.info();
+
+    // Warm-up (allocator, caches) without a schema, so the constrained cold run is really cold.
+    model.generate(
+        &turns,
+        &GenParams {
+            max_tokens: 8,
+            ..params
+        },
+        None,
+    )?;
+    let mut free = Sum::default();
+    for _ in 0..args.runs {
+        free.add(&model.generate(&turns, &params, None)?);
+    }
+    let cold = model.generate(&turns, &params, Some(&schema))?;
+    let mut cold_sum = Sum::default();
+    cold_sum.add(&cold);
+    let mut warm = Sum::default();
+    for _ in 0..args.runs {
+        warm.add(&model.generate(&turns, &params, Some(&schema))?);
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "model {} ({}, {}), vocab {}, context {}, loaded in {:.2} s, {} threads",
+        info.name,
+        info.arch,
+        path.display(),
+        info.vocab_size,
+        info.context_len,
+        load_secs,
+        candle_core::utils::get_num_threads()
+    );
+    let _ = writeln!(
+        out,
+        "prompt processing: {} tokens in {:.3} s = {:.1} tokens/s",
+        free.prompt_tokens,
+        free.prompt_secs,
+        free.prompt_tokens as f64 / free.prompt_secs.max(1e-9)
+    );
+    let _ = writeln!(
+        out,
+        "generation, greedy, up to {} tokens per run, {} runs:",
+        args.max_tokens, args.runs
+    );
+    let _ = writeln!(
+        out,
+        "  unconstrained:            {:6.1} tokens/s ({} tokens)",
+        free.tps(),
+        free.tokens
+    );
+    for (label, s) in [
+        ("constrained, cold cache: ", &cold_sum),
+        ("constrained, warm cache: ", &warm),
+    ] {
+        let _ = writeln!(
+            out,
+            "  {label} {:6.1} tokens/s ({} tokens), overhead {:5.1}%, masks {:.3} ms/token ({} computed, {} cached)",
+            s.tps(),
+            s.tokens,
+            100.0 * (1.0 - s.tps() / free.tps()),
+            s.mask_ms(),
+            s.computed,
+            s.cached
+        );
+    }
+    let _ = writeln!(
+        out,
+        "constrained output ({}): {}",
+        cold.finish_reason.as_str(),
+        cold.text
+    );
+    emit(&out)?;
+    Ok(Outcome::Success)
+}
