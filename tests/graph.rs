@@ -448,3 +448,68 @@ fn graph_build_reuses_a_current_stored_alignment_and_realigns_a_stale_one() {
     let now = moviegraph::store::InputFile::of_file(&srt).unwrap();
     assert_eq!(saved.sources.subtitles.sha256, now.sha256);
 }
+
+#[test]
+fn witnesses_concealment_possession_relations_and_a_social_goal_by_name() {
+    let (play, blocks) = sample();
+    let store = Store::open_in_memory().unwrap();
+    let (_, g, _) = run(&store, &play, &blocks, None);
+    let edge = |kind: EdgeKind, source: &str, target_has: &str| {
+        g.edges.iter().find(|e| {
+            e.kind == kind && e.source == source && name_of(&g, &e.target).contains(target_has)
+        })
+    };
+    // June sees Quinton's hand close on the key; Teo notices the torn lining
+    // as Quinton closes his fist; both hear the lies told to them.
+    for (who, act) in [
+        ("character:june", "Quinton's hand slides into his pocket"),
+        ("character:teo", "Quinton closes his fist on the key"),
+        ("character:teo", "Quinton lies to Teo"),
+        ("character:mara", "Quinton lies to Mara"),
+        ("character:quinton", "June lies to Quinton"),
+    ] {
+        assert!(
+            edge(EdgeKind::Perceives, who, act).is_some(),
+            "{who} perceives {act}"
+        );
+    }
+    // The splash lie and June's alarm lie conceal their tellers' pretense.
+    for (lie, holder) in [
+        ("Quinton lies to Mara", "character:quinton"),
+        ("June lies to Quinton", "character:june"),
+    ] {
+        let e = g
+            .edges
+            .iter()
+            .find(|e| e.kind == EdgeKind::Conceals && name_of(&g, &e.source).contains(lie))
+            .unwrap_or_else(|| panic!("{lie} conceals nothing"));
+        let hidden = g.node(&e.target).unwrap();
+        assert_eq!(hidden.holder.as_deref(), Some(holder));
+        assert_eq!(hidden.attitude, Some(Attitude::Pretense));
+    }
+    // Quinton takes out the key.
+    assert!(g.edges.iter().any(|e| e.kind == EdgeKind::Possesses
+        && e.source == "character:quinton"
+        && e.target == "object:key"));
+    // June is Mara's apprentice; Quinton is her brother.
+    for (target, label) in [
+        ("character:june", "apprentice"),
+        ("character:quinton", "brother"),
+    ] {
+        assert!(
+            g.edges.iter().any(|e| e.kind == EdgeKind::SocialRelation
+                && e.source == "character:mara"
+                && e.target == target
+                && e.label.as_deref() == Some(label)),
+            "mara -> {target} ({label})"
+        );
+    }
+    // `I meant I'd help you`: Mara's social goal toward Quinton.
+    assert!(g
+        .nodes
+        .iter()
+        .any(|n| n.attitude == Some(Attitude::SocialGoal)
+            && n.holder.as_deref() == Some("character:mara")
+            && n.target.as_deref() == Some("character:quinton")
+            && n.content.as_deref() == Some("help Quinton")));
+}
