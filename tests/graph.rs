@@ -376,3 +376,140 @@ fn the_cli_builds_resumes_reviews_and_exports_identical_files() {
     let out = bin(&["graph", "stats", "other-film", "--store", "ws.db"], cwd);
     assert_eq!(out.status.code(), Some(2));
 }
+
+fn copy_film(to: &std::path::Path) -> PathBuf {
+    let from = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenplays/the-second-key");
+    let film = to.join("the-second-key");
+    std::fs::create_dir_all(&film).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, film.join(path.file_name().unwrap())).unwrap();
+    }
+    film
+}
+
+#[test]
+fn graph_build_reuses_a_current_stored_alignment_and_realigns_a_stale_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let film = copy_film(cwd);
+    let film = film.to_str().unwrap();
+    let ok = |args: &[&str]| {
+        let out = bin(args, cwd);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // `run` aligns and saves; the graph stage reads those blocks.
+    ok(&["run", film, "--store", "a.db"]);
+    let text = ok(&["graph", "build", film, "--store", "a.db"]);
+    assert!(
+        text.contains("the stored alignment (inputs unchanged)"),
+        "{text}"
+    );
+    // A store with no alignment: the graph stage aligns and saves it.
+    let text = ok(&["graph", "build", film, "--store", "b.db"]);
+    assert!(
+        text.contains("aligned now and saved (no stored alignment)"),
+        "{text}"
+    );
+    let text = ok(&["graph", "build", film, "--store", "b.db"]);
+    assert!(
+        text.contains("the stored alignment (inputs unchanged)"),
+        "{text}"
+    );
+    // Stored blocks and fresh ones give the same graph, byte for byte.
+    ok(&["graph", "export", film, "--store", "a.db", "--out", "ga"]);
+    ok(&["graph", "export", film, "--store", "b.db", "--out", "gb"]);
+    let a = std::fs::read(cwd.join("ga/the-second-key.json")).unwrap();
+    let b = std::fs::read(cwd.join("gb/the-second-key.json")).unwrap();
+    assert!(a == b, "stored and fresh blocks built different graphs");
+    // Changed subtitles make the stored alignment stale: realigned and saved.
+    let srt = cwd.join("the-second-key/subtitles.srt");
+    let mut bytes = std::fs::read(&srt).unwrap();
+    bytes.extend_from_slice(b"\n");
+    std::fs::write(&srt, bytes).unwrap();
+    let text = ok(&["graph", "build", film, "--store", "b.db"]);
+    assert!(
+        text.contains("aligned now and saved (the stored alignment is stale)"),
+        "{text}"
+    );
+    let text = ok(&["graph", "build", film, "--store", "b.db"]);
+    assert!(
+        text.contains("the stored alignment (inputs unchanged)"),
+        "{text}"
+    );
+    let store = Store::open(&cwd.join("b.db")).unwrap();
+    let id = store.film_id("the-second-key").unwrap().unwrap();
+    let saved = store.load_alignment(id).unwrap().unwrap();
+    let now = moviegraph::store::InputFile::of_file(&srt).unwrap();
+    assert_eq!(saved.sources.subtitles.sha256, now.sha256);
+}
+
+#[test]
+fn witnesses_concealment_possession_relations_and_a_social_goal_by_name() {
+    let (play, blocks) = sample();
+    let store = Store::open_in_memory().unwrap();
+    let (_, g, _) = run(&store, &play, &blocks, None);
+    let edge = |kind: EdgeKind, source: &str, target_has: &str| {
+        g.edges.iter().find(|e| {
+            e.kind == kind && e.source == source && name_of(&g, &e.target).contains(target_has)
+        })
+    };
+    // June sees Quinton's hand close on the key; Teo notices the torn lining
+    // as Quinton closes his fist; both hear the lies told to them.
+    for (who, act) in [
+        ("character:june", "Quinton's hand slides into his pocket"),
+        ("character:teo", "Quinton closes his fist on the key"),
+        ("character:teo", "Quinton lies to Teo"),
+        ("character:mara", "Quinton lies to Mara"),
+        ("character:quinton", "June lies to Quinton"),
+    ] {
+        assert!(
+            edge(EdgeKind::Perceives, who, act).is_some(),
+            "{who} perceives {act}"
+        );
+    }
+    // The splash lie and June's alarm lie conceal their tellers' pretense.
+    for (lie, holder) in [
+        ("Quinton lies to Mara", "character:quinton"),
+        ("June lies to Quinton", "character:june"),
+    ] {
+        let e = g
+            .edges
+            .iter()
+            .find(|e| e.kind == EdgeKind::Conceals && name_of(&g, &e.source).contains(lie))
+            .unwrap_or_else(|| panic!("{lie} conceals nothing"));
+        let hidden = g.node(&e.target).unwrap();
+        assert_eq!(hidden.holder.as_deref(), Some(holder));
+        assert_eq!(hidden.attitude, Some(Attitude::Pretense));
+    }
+    // Quinton takes out the key.
+    assert!(g.edges.iter().any(|e| e.kind == EdgeKind::Possesses
+        && e.source == "character:quinton"
+        && e.target == "object:key"));
+    // June is Mara's apprentice; Quinton is her brother.
+    for (target, label) in [
+        ("character:june", "apprentice"),
+        ("character:quinton", "brother"),
+    ] {
+        assert!(
+            g.edges.iter().any(|e| e.kind == EdgeKind::SocialRelation
+                && e.source == "character:mara"
+                && e.target == target
+                && e.label.as_deref() == Some(label)),
+            "mara -> {target} ({label})"
+        );
+    }
+    // `I meant I'd help you`: Mara's social goal toward Quinton.
+    assert!(g
+        .nodes
+        .iter()
+        .any(|n| n.attitude == Some(Attitude::SocialGoal)
+            && n.holder.as_deref() == Some("character:mara")
+            && n.target.as_deref() == Some("character:quinton")
+            && n.content.as_deref() == Some("help Quinton")));
+}

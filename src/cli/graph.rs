@@ -16,10 +16,9 @@ use moviegraph::graph::generate::RulesGenerator;
 use moviegraph::graph::resolve::ResolveOptions;
 use moviegraph::graph::stats::{render, stats};
 use moviegraph::graph::{Candidate, Graph, Item, Role, Status, Vote};
-use moviegraph::media::shots::{MovieNetPaths, ShotList};
 use moviegraph::media::subtitles;
 use moviegraph::screenplay::{self, Screenplay};
-use moviegraph::store::{self, GraphBuildId, Store};
+use moviegraph::store::{self, AlignmentRecord, AlignmentSources, GraphBuildId, Store};
 
 use super::{emit, Outcome};
 
@@ -146,8 +145,23 @@ fn film_slug(dir: &Path) -> String {
         .unwrap_or_else(|| dir.display().to_string())
 }
 
-/// Reads the film folder and aligns it into blocks.
-fn load(dir: &Path, keyframes: Option<&Path>) -> anyhow::Result<(Screenplay, Vec<Block>)> {
+/// Where a build's blocks came from.
+enum Source {
+    /// The store held an alignment of exactly these input files.
+    Stored,
+    /// Aligned now (and saved), for the reason given.
+    Aligned(&'static str),
+}
+
+/// Reads the film folder and gives its blocks: the stored alignment when its
+/// input fingerprints (screenplay, subtitles, shots) equal the files' now,
+/// else a fresh alignment, saved so the next stage run reuses it.
+fn load(
+    dir: &Path,
+    keyframes: Option<&Path>,
+    store: &Store,
+    slug: &str,
+) -> anyhow::Result<(Screenplay, Vec<Block>, Source)> {
     if !dir.is_dir() {
         bail!(
             "{}: not a folder; expected a film folder holding a screenplay and subtitles",
@@ -176,24 +190,58 @@ fn load(dir: &Path, keyframes: Option<&Path>) -> anyhow::Result<(Screenplay, Vec
         })?;
     let play = screenplay::parse_file(&script, None)
         .with_context(|| format!("reading {}", script.display()))?;
+    // The same shots `moviegraph run` attaches: a manifest in the folder or
+    // the MovieNet layout keyframes/<film> beside the screenplays folder.
+    let shots_path = keyframes
+        .map(Path::to_path_buf)
+        .or_else(|| super::run::find_shots(dir, slug));
+    let shots = match &shots_path {
+        Some(p) => Some(super::align::load_shots(p, None, None)?),
+        None => None,
+    };
+    let sources = AlignmentSources {
+        script: super::align::fingerprint(&script)?,
+        subtitles: super::align::fingerprint(&subs_path)?,
+        shots: shots.as_ref().map(|(_, f)| f.clone()),
+    };
+    let stored = match store.film_id(slug)? {
+        Some(id) => store.load_alignment(id)?,
+        None => None,
+    };
+    let why = match &stored {
+        None => "no stored alignment",
+        Some(s) if !same_inputs(&s.sources, &sources) => "the stored alignment is stale",
+        Some(s) => {
+            let blocks = s.alignment.blocks.clone();
+            return Ok((play, blocks, Source::Stored));
+        }
+    };
     let subs = subtitles::parse_file(&subs_path, None)
         .with_context(|| format!("reading {}", subs_path.display()))?;
     let mut alignment = align(&play, &subs, &AlignOptions::default());
-    // The project layout: screenplays/<film>/ beside keyframes/<film>/.
-    let default_kf = dir
-        .parent()
-        .and_then(Path::parent)
-        .map(|root| root.join("keyframes").join(film_slug(dir)))
-        .filter(|p| p.is_dir());
-    let kf = keyframes.map(Path::to_path_buf).or(default_kf);
-    if let Some(kf) = kf {
-        let paths =
-            MovieNetPaths::find(&kf, None).with_context(|| format!("reading {}", kf.display()))?;
-        let list = ShotList::load_movienet(&paths, None)
-            .with_context(|| format!("reading {}", kf.display()))?;
-        attach_shots(&mut alignment, &list, 5, 3_000);
+    if let Some((list, _)) = &shots {
+        attach_shots(&mut alignment, list, 5, 3_000);
     }
-    Ok((play, alignment.blocks))
+    store
+        .save_alignment(
+            slug,
+            &AlignmentRecord {
+                play: &play,
+                subtitles: &subs,
+                shots: shots.as_ref().map(|(l, _)| l),
+                alignment: &alignment,
+                sources: &sources,
+            },
+        )
+        .with_context(|| format!("saving the alignment of film {slug}"))?;
+    Ok((play, alignment.blocks, Source::Aligned(why)))
+}
+
+/// The same bytes in the same roles; paths may be spelled differently.
+fn same_inputs(a: &AlignmentSources, b: &AlignmentSources) -> bool {
+    a.script.sha256 == b.script.sha256
+        && a.subtitles.sha256 == b.subtitles.sha256
+        && a.shots.as_ref().map(|f| &f.sha256) == b.shots.as_ref().map(|f| &f.sha256)
 }
 
 fn open_store(flag: Option<&Path>) -> anyhow::Result<Store> {
@@ -218,8 +266,8 @@ fn latest(store: &Store, slug: &str) -> anyhow::Result<(GraphBuildId, String)> {
 
 fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
     let slug = film_slug(&a.film.film_dir);
-    let (play, blocks) = load(&a.film.film_dir, a.keyframes.as_deref())?;
     let store = open_store(a.film.store.as_deref())?;
+    let (play, blocks, source) = load(&a.film.film_dir, a.keyframes.as_deref(), &store, &slug)?;
     let title = play.title_field("title").map(str::to_owned);
     let (generator, g1, g2, adj) = (
         RulesGenerator,
@@ -264,7 +312,11 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "film {slug}: stage graph (rules backend: a lexical baseline, offline)\nblocks {}: {} built now, {} already done{}\ncandidates proposed now: {}, dropped by validation: {}\ncalls per built block: generator {:.2}, auditors {:.2}, adjudicator {:.2}; time per block {:.2} ms",
+        "film {slug}: stage graph (rules backend: a lexical baseline, offline)\n{}\nblocks {}: {} built now, {} already done{}\ncandidates proposed now: {}, dropped by validation: {}\ncalls per built block: generator {:.2}, auditors {:.2}, adjudicator {:.2}; time per block {:.2} ms",
+        match source {
+            Source::Stored => "blocks: the stored alignment (inputs unchanged)".to_owned(),
+            Source::Aligned(why) => format!("blocks: aligned now and saved ({why})"),
+        },
         report.blocks,
         report.processed,
         report.skipped,

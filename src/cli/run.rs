@@ -119,7 +119,7 @@ fn film_name(dir: &Path) -> String {
 }
 
 /// The film's shots: a manifest in the folder, else a MovieNet layout.
-fn find_shots(dir: &Path, film: &str) -> Option<PathBuf> {
+pub(super) fn find_shots(dir: &Path, film: &str) -> Option<PathBuf> {
     for name in ["keyframes.csv", "keyframes.json"] {
         let path = dir.join(name);
         if path.is_file() {

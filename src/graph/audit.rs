@@ -256,6 +256,12 @@ fn schema(
                     return Err("a mental state about itself".to_owned());
                 }
             }
+            if n.attitude == Some(Attitude::SocialGoal) {
+                let toward = n.target.as_deref().and_then(|t| nodes.get(t));
+                if !toward.is_some_and(|t| t.kind == NodeKind::Character && n.holder != n.target) {
+                    return Err("a social goal must be toward another character".to_owned());
+                }
+            }
         }
         Item::Edge(e) => {
             if e.source == e.target {
@@ -274,6 +280,7 @@ fn schema(
                     t.kind.as_str()
                 ));
             }
+            kind_checks(ctx, bw, nodes, e, s, t)?;
             if e.kind.family() == EdgeFamily::Causal && !e.flashback {
                 if let (Some(a), Some(b)) = (s.order, t.order) {
                     if a > b {
@@ -286,6 +293,57 @@ fn schema(
         }
     }
     Ok(())
+}
+
+/// Checks particular to an edge kind: a perceiver is present, a possessed
+/// prop and a relation's label are in the quote, a lie conceals its liar's mind.
+fn kind_checks(
+    ctx: &BlockContext<'_>,
+    bw: &BlockWords,
+    nodes: &BTreeMap<&str, &Node>,
+    e: &Edge,
+    s: &Node,
+    t: &Node,
+) -> Result<(), String> {
+    let quoted = |word: &str| {
+        !word.is_empty()
+            && e.evidence.iter().any(|ev| {
+                words(&ev.quote, 0).iter().any(|w| {
+                    w.text
+                        .to_lowercase()
+                        .replace('’', "'")
+                        .trim_end_matches("'s")
+                        == word
+                })
+            })
+    };
+    match e.kind {
+        EdgeKind::Perceives if !present(bw, s) && !informed(ctx, nodes, &s.id) => Err(format!(
+            "the perceiver {} is neither in the scene nor informed about it",
+            s.name
+        )),
+        EdgeKind::Possesses => {
+            let head = normalize(&t.name)
+                .split(' ')
+                .next_back()
+                .unwrap_or("")
+                .to_owned();
+            if quoted(&head) {
+                Ok(())
+            } else {
+                Err(format!("the prop {} is not in the quote", t.name))
+            }
+        }
+        EdgeKind::SocialRelation => match e.label.as_deref() {
+            Some(l) if quoted(&l.to_lowercase()) => Ok(()),
+            Some(l) => Err(format!("the relation “{l}” is not in the quote")),
+            None => Err("a social relation without a label".to_owned()),
+        },
+        EdgeKind::Conceals if s.agent.is_none() || t.holder != s.agent => {
+            Err("a lie can only conceal its own teller's mental state".to_owned())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A character is informed about a scene when an event of the block involves them.

@@ -13,7 +13,24 @@
 //!   a false belief where a holder `doesn't know` something the text states, or
 //!   `believes` a character whose last line was marked `(lying)`;
 //! - causal edges from connectives (`So`, `Then`) and from reactions: an event by
-//!   B that involves A follows the latest event by A that involved B.
+//!   B that involves A follows the latest event by A that involved B;
+//! - `perceives`: a character whose sentence starts with a perception verb
+//!   (`June sees it`, `He notices`) perceives the block's latest act by someone
+//!   else; the addressee of a speech act hears it;
+//! - `conceals`: a lie conceals the liar's latest knowledge, intention or desire
+//!   (else the pretense its parenthetical marks);
+//! - `enables` / `prevents`: an event sentence with `lets`/`allows`/`so that`
+//!   followed by a character enables that character's act (a second event from
+//!   the clause); `stops`/`keeps`/`prevents` `<character> from` prevents it;
+//! - `possesses`: a character subject of a holding verb (`pockets`, `takes`,
+//!   `holds`…) with a prop after it, or `his`/`her`/`<Name>'s` right before a prop;
+//! - `social_relation` (labelled): a role word (`sister`, `apprentice`,
+//!   `creditor`…) after a possessive, in apposition to a character named just
+//!   before (`JUNE OKAFOR (24), her apprentice`) or after a copula (`He's my
+//!   brother`);
+//! - `social_goal` mental states: a help or hinder verb (`help`, `save`,
+//!   `protect`; `hurt`, `ruin`, `betray`) with a person as subject and another as
+//!   object (`I'd help you`), not negated, not a question.
 
 use std::collections::BTreeMap;
 
@@ -379,6 +396,8 @@ impl<'c, 'a> Extractor<'c, 'a> {
         let ws = words(&s.text, s.start);
         // Introductions and capitalised props.
         let mut named: Vec<String> = Vec::new();
+        // Props mentioned in this sentence: (first word, last word, id).
+        let mut props: Vec<(usize, usize, String)> = Vec::new();
         let mut k = 0;
         while k < ws.len() {
             if !(is_caps(&ws[k].text)
@@ -423,13 +442,14 @@ impl<'c, 'a> Extractor<'c, 'a> {
                 let mut node = Node::new(id.clone(), NodeKind::Object, name.clone());
                 node.evidence = vec![ev];
                 self.add_node(node, "capitalised prop in action");
+                props.push((run_start, k - 1, id.clone()));
                 if !self.objects.iter().any(|(o, _)| o == &id) {
                     self.objects.push((id, name));
                 }
             }
         }
         // Known objects mentioned by their head word (`the ring`).
-        for w in &ws {
+        for (wi, w) in ws.iter().enumerate() {
             let lw = w.text.to_lowercase();
             let hit = self
                 .objects
@@ -450,14 +470,17 @@ impl<'c, 'a> Extractor<'c, 'a> {
                     lw.clone(),
                 );
                 node.evidence = vec![self.evidence(i, w.start, w.end, &w.text)];
-                self.add_node(node, "known object named by its head word");
+                let id = self.add_node(node, "known object named by its head word");
+                props.push((wi, wi, id));
             }
         }
         // Character names.
-        for w in &ws {
+        let mut names_at: Vec<(usize, String)> = Vec::new();
+        for (wi, w) in ws.iter().enumerate() {
             if let Some(m) = self.cast.named(&w.text).cloned() {
                 let ev = self.evidence(i, w.start, w.end, &w.text);
                 self.mention(&m.id, ev);
+                names_at.push((wi, m.id.clone()));
                 if !named.contains(&m.id) {
                     named.push(m.id);
                 }
@@ -467,6 +490,10 @@ impl<'c, 'a> Extractor<'c, 'a> {
             .iter()
             .map(|w| w.text.to_lowercase().replace('’', "'"))
             .collect();
+        self.perception(i, s, &ws, &lower);
+        self.possession(i, s, &ws, &lower, &props);
+        self.social_relations(i, s, &ws, &lower, &names_at, None);
+        self.social_goals(i, s, &ws, &lower, None, None, true);
         // Emotion noun as subject: `Jealousy made the decision for her`.
         if let Some(first) = lower.first() {
             if EMOTION_NOUNS.contains(&first.as_str()) {
@@ -536,7 +563,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
         }
         let ev = self.span_evidence(i, s);
         let connective = matches!(lower[0].as_str(), "so" | "then" | "now");
-        self.event(
+        let id = self.event(
             i,
             s.start,
             Act::Action,
@@ -546,6 +573,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
             ev,
             connective,
         );
+        self.enabling(i, s, &ws, &lower, &id, &agent);
     }
 
     fn display(&self, id: &str) -> String {
@@ -887,8 +915,18 @@ impl<'c, 'a> Extractor<'c, 'a> {
                 line_ev.clone(),
                 false,
             );
+            if let Some(a) = &addressee {
+                self.add_edge(
+                    EdgeKind::Perceives,
+                    a,
+                    &id,
+                    vec![line_ev.clone()],
+                    "the addressee of a speech act hears it",
+                );
+            }
             if act == Act::Lie {
                 self.lies.insert(speaker.clone(), (i, text.to_owned()));
+                self.concealment(i, &id, &speaker, &line_ev);
             }
             let l = text.to_lowercase();
             if matches!(act, Act::Confession | Act::Reveal)
@@ -948,6 +986,16 @@ impl<'c, 'a> Extractor<'c, 'a> {
                 addressee.as_deref(),
                 false,
                 0,
+            );
+            self.social_relations(i, &s, &ws, &lower, &[], Some(&speaker));
+            self.social_goals(
+                i,
+                &s,
+                &ws,
+                &lower,
+                Some(&speaker),
+                addressee.as_deref(),
+                false,
             );
         }
         // The speaker stays the most recent mention after their own line.
@@ -1019,7 +1067,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
             }
             if matches!(
                 m.attitude,
-                Attitude::Intention | Attitude::Desire | Attitude::Emotion
+                Attitude::Intention | Attitude::Desire | Attitude::Emotion | Attitude::SocialGoal
             ) {
                 let next = events
                     .iter()
@@ -1082,6 +1130,701 @@ impl<'c, 'a> Extractor<'c, 'a> {
                 );
             }
             prior.push(e2.clone());
+        }
+    }
+}
+
+/// Verbs of perception that make their subject a witness.
+const PERCEIVE_VERBS: &[&str] = &[
+    "sees",
+    "saw",
+    "notices",
+    "noticed",
+    "watches",
+    "watched",
+    "hears",
+    "heard",
+    "glances",
+    "spots",
+    "spotted",
+    "overhears",
+    "overheard",
+    "witnesses",
+    "witnessed",
+];
+
+/// Verbs that put a prop in the subject's hands.
+const HOLD_VERBS: &[&str] = &[
+    "pockets", "pocketed", "holds", "held", "takes", "took", "grabs", "grabbed", "keeps", "kept",
+    "carries", "carried", "clutches", "clutched", "hides", "hid", "owns", "wears", "snatches",
+    "snatched",
+];
+
+/// Words naming what one person is to another.
+const ROLES: &[&str] = &[
+    "sister",
+    "brother",
+    "mother",
+    "father",
+    "son",
+    "daughter",
+    "wife",
+    "husband",
+    "apprentice",
+    "boss",
+    "employer",
+    "employee",
+    "creditor",
+    "debtor",
+    "lender",
+    "partner",
+    "friend",
+    "uncle",
+    "aunt",
+    "cousin",
+    "landlord",
+    "tenant",
+    "client",
+    "lawyer",
+    "mentor",
+    "girlfriend",
+    "boyfriend",
+    "fiancé",
+    "fiancée",
+];
+
+/// Verbs of helping and hindering another person.
+fn goal_verb(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "help" | "helps" | "helping" | "save" | "saves" | "protect" | "protects" | "protecting"
+        | "rescue" | "rescues" => "help",
+        "hurt" | "hurts" | "hurting" | "ruin" | "ruins" | "betray" | "betrays" | "hinder"
+        | "hinders" | "sabotage" | "sabotages" => "hinder",
+        _ => return None,
+    })
+}
+
+/// Words between a subject and its verb that change nothing about who acts.
+const AUXILIARIES: &[&str] = &[
+    "would", "will", "could", "can", "to", "going", "is", "am", "are", "was", "meant", "want",
+    "wants", "wanted", "try", "tries", "tried", "has", "have", "had", "must", "should",
+];
+
+impl Extractor<'_, '_> {
+    /// The person a word refers to: a name, `I`/`me` (the speaker), `you` (the
+    /// addressee) or a personal pronoun (the latest character of its gender).
+    fn person(
+        &self,
+        ws: &[Span],
+        lower: &[String],
+        j: usize,
+        speaker: Option<&str>,
+        addressee: Option<&str>,
+        exclude: &[&str],
+    ) -> Option<String> {
+        let w = lower.get(j)?.as_str();
+        let base = w.split('\'').next().unwrap_or(w);
+        match base {
+            "i" | "me" => speaker.map(str::to_owned),
+            "you" => addressee.map(str::to_owned),
+            "he" | "she" | "him" | "her" => self.resolve(base, exclude),
+            _ => self.cast.named(&ws[j].text).map(|m| m.id.clone()),
+        }
+    }
+
+    /// Evidence for words `a..=b` of a sentence.
+    fn words_evidence(&self, i: usize, s: &Span, ws: &[Span], a: usize, b: usize) -> Evidence {
+        let text: String = s
+            .text
+            .chars()
+            .skip(ws[a].start - s.start)
+            .take(ws[b].end - ws[a].start)
+            .collect();
+        self.evidence(i, ws[a].start, ws[b].end, &text)
+    }
+
+    /// `<Character> [adverb] sees|notices|watches…`: a witness of the latest act
+    /// by someone else in the block.
+    fn perception(&mut self, i: usize, s: &Span, ws: &[Span], lower: &[String]) {
+        let Some(who) = self.person(ws, lower, 0, None, None, &[]) else {
+            return;
+        };
+        let mut k = 1;
+        while k < lower.len() && ADVERBS.contains(&lower[k].as_str()) {
+            k += 1;
+        }
+        if k >= lower.len() || !PERCEIVE_VERBS.contains(&lower[k].as_str()) {
+            return;
+        }
+        let Some(e) = self.events.iter().rev().find(|e| e.agent != who).cloned() else {
+            return;
+        };
+        let ev = self.span_evidence(i, s);
+        self.add_edge(
+            EdgeKind::Perceives,
+            &who,
+            &e.id,
+            vec![ev, e.evidence],
+            "perception verb: the block's latest act by someone else",
+        );
+    }
+
+    /// Holding verbs and possessives before a prop.
+    fn possession(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        props: &[(usize, usize, String)],
+    ) {
+        if props.is_empty() {
+            return;
+        }
+        if let Some(who) = self.person(ws, lower, 0, None, None, &[]) {
+            let mut k = 1;
+            while k < lower.len() && ADVERBS.contains(&lower[k].as_str()) {
+                k += 1;
+            }
+            if k < lower.len() && HOLD_VERBS.contains(&lower[k].as_str()) {
+                // Only a determiner or particle between the verb and the prop.
+                let held = props.iter().find(|(a, _, _)| {
+                    *a > k
+                        && lower[k + 1..*a].iter().all(|w| {
+                            matches!(
+                                w.as_str(),
+                                "the"
+                                    | "a"
+                                    | "an"
+                                    | "out"
+                                    | "up"
+                                    | "back"
+                                    | "his"
+                                    | "her"
+                                    | "their"
+                            )
+                        })
+                });
+                if let Some((_, b, id)) = held {
+                    let ev = self.words_evidence(i, s, ws, 0, *b);
+                    self.add_edge(
+                        EdgeKind::Possesses,
+                        &who,
+                        id,
+                        vec![ev],
+                        "holding verb with the character as subject and a prop after it",
+                    );
+                }
+            }
+        }
+        for (a, b, id) in props {
+            for back in 1..=2 {
+                if *a < back {
+                    break;
+                }
+                let j = a - back;
+                let w = lower[j].as_str();
+                let who = match w {
+                    "his" | "her" => self.resolve(w, &[]),
+                    _ if w.ends_with("'s") => self.cast.named(&ws[j].text).map(|m| m.id.clone()),
+                    _ => None,
+                };
+                if let Some(who) = who {
+                    let ev = self.words_evidence(i, s, ws, j, *b);
+                    self.add_edge(
+                        EdgeKind::Possesses,
+                        &who,
+                        id,
+                        vec![ev],
+                        "possessive right before a prop",
+                    );
+                    break;
+                }
+                // `her mother's ring` is not hers.
+                if w.ends_with("'s") {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// `<Name>, his|her|my <role>` (apposition) and `He's|<Name> is my <role>`
+    /// (copula): a labelled relation from the possessor to the person named.
+    fn social_relations(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        names_at: &[(usize, String)],
+        speaker: Option<&str>,
+    ) {
+        for r in 1..ws.len() {
+            let role = lower[r].trim_end_matches("'s");
+            if !ROLES.contains(&role) {
+                continue;
+            }
+            let poss = lower[r - 1].as_str();
+            let named_possessor = match poss {
+                "my" => match speaker {
+                    Some(sp) => Some(sp.to_owned()),
+                    None => continue,
+                },
+                "his" | "her" => None,
+                p if p.ends_with("'s") => match self.cast.named(&ws[r - 1].text) {
+                    Some(m) => Some(m.id.clone()),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let p = r - 1;
+            let apposition = names_at
+                .iter()
+                .rev()
+                .find(|(wi, _)| *wi < p && *wi + 4 >= p)
+                .and_then(|(wi, id)| {
+                    let between: String = s
+                        .text
+                        .chars()
+                        .skip(ws[*wi].end - s.start)
+                        .take(ws[p].start - ws[*wi].end)
+                        .collect();
+                    between.contains(',').then(|| (id.clone(), *wi))
+                });
+            let copula = || {
+                if p == 0 {
+                    return None;
+                }
+                let c = lower[p - 1].as_str();
+                if matches!(c, "he's" | "she's") {
+                    let who = self.resolve(c.trim_end_matches("'s"), &[])?;
+                    return Some((who, p - 1));
+                }
+                if c == "is" && p >= 2 {
+                    let who = self.cast.named(&ws[p - 2].text)?;
+                    return Some((who.id.clone(), p - 2));
+                }
+                None
+            };
+            let Some((referent, from)) = apposition.or_else(copula) else {
+                continue;
+            };
+            let possessor = named_possessor.or_else(|| self.resolve(poss, &[&referent]));
+            let Some(possessor) = possessor.filter(|p| p != &referent) else {
+                continue;
+            };
+            let ev = self.words_evidence(i, s, ws, from, r);
+            let edge = Edge::make_id(EdgeKind::SocialRelation, &possessor, &referent);
+            self.add_edge(
+                EdgeKind::SocialRelation,
+                &possessor,
+                &referent,
+                vec![ev],
+                "role word after a possessive, in apposition or after a copula",
+            );
+            if let Some(&at) = self.edge_index.get(&edge) {
+                if let Item::Edge(e) = &mut self.items[at].0 {
+                    e.label.get_or_insert_with(|| role.to_owned());
+                }
+            }
+        }
+    }
+
+    /// `<person> [aux…] help|save|protect|hurt|ruin… <other person>`: a social
+    /// goal of the subject toward the object, unless negated or asked.
+    #[allow(clippy::too_many_arguments)]
+    fn social_goals(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        speaker: Option<&str>,
+        addressee: Option<&str>,
+        narrated: bool,
+    ) {
+        if s.text.trim_end().ends_with('?') {
+            return;
+        }
+        for k in 1..ws.len().saturating_sub(1) {
+            let Some(polarity) = goal_verb(&lower[k]) else {
+                continue;
+            };
+            let mut holder = None;
+            let mut negated = false;
+            let mut hj = k;
+            for j in (k.saturating_sub(5)..k).rev() {
+                let w = lower[j].as_str();
+                if w.ends_with("n't") || matches!(w, "not" | "never") {
+                    negated = true;
+                    continue;
+                }
+                if AUXILIARIES.contains(&w) || ADVERBS.contains(&w) {
+                    continue;
+                }
+                holder = self.person(ws, lower, j, speaker, addressee, &[]);
+                hj = j;
+                break;
+            }
+            let Some(holder) = holder.filter(|_| !negated) else {
+                continue;
+            };
+            // `saved her brother`: the pronoun is a possessive, not the person helped.
+            if lower
+                .get(k + 2)
+                .is_some_and(|w| ROLES.contains(&w.trim_end_matches("'s")))
+            {
+                continue;
+            }
+            let Some(target) = self
+                .person(ws, lower, k + 1, speaker, addressee, &[&holder])
+                .filter(|t| t != &holder)
+            else {
+                continue;
+            };
+            let ev = self.words_evidence(i, s, ws, hj, k + 1);
+            let (who, whom) = (self.display(&holder), self.display(&target));
+            let mut node = Node::new(
+                format!("mental_state:e{i:04}-{:03}-social_goal", ws[k].start),
+                NodeKind::MentalState,
+                format!(
+                    "{who} wants to {polarity} {whom}: “{}”",
+                    gloss(&ev.quote, 60)
+                ),
+            );
+            node.attitude = Some(Attitude::SocialGoal);
+            node.holder = Some(holder.clone());
+            node.target = Some(target.clone());
+            node.content = Some(format!("{polarity} {whom}"));
+            node.order = Some(i);
+            node.scene = Some(self.ctx.block.scene);
+            node.evidence = vec![ev.clone()];
+            let id = self.add_node(node, "help or hinder verb toward another person");
+            self.add_edge(
+                EdgeKind::About,
+                &id,
+                &target,
+                vec![ev.clone()],
+                "the person the goal is toward",
+            );
+            self.mentals.push(MentalRec {
+                id,
+                holder,
+                attitude: Attitude::SocialGoal,
+                order: (i, ws[k].start),
+                narrated,
+                evidence: ev,
+            });
+        }
+    }
+
+    /// A lie conceals the liar's latest knowledge, intention or desire (in this
+    /// block, else known before), else the pretense marked on the line.
+    fn concealment(&mut self, i: usize, lie: &str, speaker: &str, line_ev: &Evidence) {
+        const HIDDEN: [Attitude; 3] = [Attitude::Knowledge, Attitude::Intention, Attitude::Desire];
+        let here = self
+            .mentals
+            .iter()
+            .rev()
+            .find(|m| m.holder == speaker && HIDDEN.contains(&m.attitude) && m.order.0 < i)
+            .map(|m| m.id.clone());
+        let before = || {
+            self.ctx
+                .entities
+                .values()
+                .filter(|n| {
+                    n.kind == NodeKind::MentalState
+                        && n.holder.as_deref() == Some(speaker)
+                        && n.attitude.is_some_and(|a| HIDDEN.contains(&a))
+                })
+                .max_by_key(|n| (n.order, n.id.clone()))
+                .map(|n| n.id.clone())
+        };
+        let pretense = || {
+            self.mentals
+                .iter()
+                .find(|m| m.holder == speaker && m.attitude == Attitude::Pretense && m.order.0 == i)
+                .map(|m| m.id.clone())
+        };
+        if let Some(hidden) = here.or_else(before).or_else(pretense) {
+            self.add_edge(
+                EdgeKind::Conceals,
+                lie,
+                &hidden,
+                vec![line_ev.clone()],
+                "a lie conceals the liar's latest knowledge, intention or desire",
+            );
+        }
+    }
+
+    /// `… lets|allows <person> …` / `… so that <person> …` enables that person's
+    /// act; `… stops|keeps|prevents <person> from …` prevents it. The act is a
+    /// second event from the clause after the person.
+    fn enabling(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        first_event: &str,
+        agent: &str,
+    ) {
+        for k in 1..ws.len().saturating_sub(1) {
+            let (kind, who_at, act_at) = match lower[k].as_str() {
+                "lets" | "let" | "allows" | "allowed" => (EdgeKind::Enables, k + 1, k + 2),
+                "so" if lower[k + 1] == "that" => (EdgeKind::Enables, k + 2, k + 3),
+                "stops" | "stopped" | "keeps" | "kept" | "prevents" | "prevented"
+                    if lower.get(k + 2).map(String::as_str) == Some("from") =>
+                {
+                    (EdgeKind::Prevents, k + 1, k + 3)
+                }
+                _ => continue,
+            };
+            if act_at >= ws.len() {
+                continue;
+            }
+            let Some(who) = self
+                .person(ws, lower, who_at, None, None, &[agent])
+                .filter(|w| w != agent)
+            else {
+                continue;
+            };
+            let ev = self.words_evidence(i, s, ws, who_at, ws.len() - 1);
+            let name = if kind == EdgeKind::Prevents {
+                format!(
+                    "{} is kept from: {}",
+                    self.display(&who),
+                    gloss(&ev.quote, 70)
+                )
+            } else {
+                gloss(&ev.quote, 80)
+            };
+            let second = self.event(
+                i,
+                ws[who_at].start,
+                Act::Action,
+                &who,
+                vec![who.clone(), agent.to_owned()],
+                name,
+                ev,
+                false,
+            );
+            let reason = if kind == EdgeKind::Prevents {
+                "stops/keeps/prevents <person> from: the first act prevents the second"
+            } else {
+                "lets/allows/so that <person>: the first act enables the second"
+            };
+            let sentence = self.span_evidence(i, s);
+            self.add_edge(kind, first_event, &second, vec![sentence], reason);
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::Block;
+    use crate::screenplay::{parse_text, Format, Screenplay};
+
+    const SCRIPT: &str = "INT. KITCHEN - DAY\n\n\
+        ANNA SMITH (30) waits by the GATE with BEN COLE (40), her brother.\n\n\
+        Anna unlocks the gate so that Ben slips out. Anna stops Ben from running. Ben pockets the KEY.\n\n\
+        BEN\nLet me go.\n\n\
+        ANNA\nI won't help you.\n\n\
+        BEN\nThen I will help you.\n\n\
+        ANNA\n(lying)\nThe gate was always open.\n";
+
+    fn proposal(text: &str) -> (Screenplay, Proposal) {
+        let play = parse_text(text, Some(Format::Fountain), None).unwrap();
+        let block = Block {
+            id: 0,
+            elements: [0, play.elements.len() - 1],
+            scene: 0,
+            start_ms: None,
+            end_ms: None,
+            keyframes: Vec::new(),
+        };
+        let entities = BTreeMap::new();
+        let ctx = BlockContext {
+            film: "t",
+            block: &block,
+            play: &play,
+            entities: &entities,
+            max_keyframes: 5,
+        };
+        let p = RulesGenerator.generate(&ctx).unwrap();
+        (play, p)
+    }
+
+    fn edges(p: &Proposal, kind: EdgeKind) -> Vec<Edge> {
+        p.items
+            .iter()
+            .filter_map(|(i, _)| match i {
+                Item::Edge(e) if e.kind == kind => Some(e.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn node<'p>(p: &'p Proposal, id: &str) -> &'p Node {
+        p.items
+            .iter()
+            .find_map(|(i, _)| match i {
+                Item::Node(n) if n.id == id => Some(n),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no node {id}"))
+    }
+
+    #[test]
+    fn so_that_enables_and_stops_from_prevents_the_named_persons_act() {
+        let (_, p) = proposal(SCRIPT);
+        let en = edges(&p, EdgeKind::Enables);
+        assert_eq!(en.len(), 1, "{en:?}");
+        assert!(node(&p, &en[0].source)
+            .name
+            .starts_with("Anna unlocks the gate"));
+        let slips = node(&p, &en[0].target);
+        assert_eq!(slips.agent.as_deref(), Some("character:ben"));
+        assert!(slips.name.starts_with("Ben slips out"), "{}", slips.name);
+        let pr = edges(&p, EdgeKind::Prevents);
+        assert_eq!(pr.len(), 1, "{pr:?}");
+        let kept = node(&p, &pr[0].target);
+        assert_eq!(kept.agent.as_deref(), Some("character:ben"));
+        assert!(kept.name.contains("kept from"), "{}", kept.name);
+    }
+
+    #[test]
+    fn possession_relation_goal_and_concealment_follow_their_cues() {
+        let (_, p) = proposal(SCRIPT);
+        let own = edges(&p, EdgeKind::Possesses);
+        assert_eq!(own.len(), 1, "{own:?}");
+        assert_eq!(
+            (own[0].source.as_str(), own[0].target.as_str()),
+            ("character:ben", "object:key")
+        );
+        let rel = edges(&p, EdgeKind::SocialRelation);
+        assert_eq!(rel.len(), 1, "{rel:?}");
+        assert_eq!(
+            (
+                rel[0].source.as_str(),
+                rel[0].target.as_str(),
+                rel[0].label.as_deref()
+            ),
+            ("character:anna", "character:ben", Some("brother"))
+        );
+        // `I won't help you` is negated; `I will help you` is Ben's goal.
+        let goals: Vec<&Node> = p
+            .items
+            .iter()
+            .filter_map(|(i, _)| match i {
+                Item::Node(n) if n.attitude == Some(Attitude::SocialGoal) => Some(n),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(goals.len(), 1, "{goals:?}");
+        assert_eq!(goals[0].holder.as_deref(), Some("character:ben"));
+        assert_eq!(goals[0].target.as_deref(), Some("character:anna"));
+        // The lie conceals Anna's pretense; Ben, addressed, hears it.
+        let hid = edges(&p, EdgeKind::Conceals);
+        assert_eq!(hid.len(), 1, "{hid:?}");
+        assert_eq!(
+            node(&p, &hid[0].target).holder.as_deref(),
+            Some("character:anna")
+        );
+        assert!(edges(&p, EdgeKind::Perceives)
+            .iter()
+            .any(|e| e.source == "character:ben" && e.target == hid[0].source));
+    }
+
+    #[test]
+    fn the_schema_auditor_checks_the_new_kinds_against_their_quotes() {
+        use crate::graph::audit::SchemaTimeAuditor;
+        use crate::graph::Auditor;
+        let play = parse_text(SCRIPT, Some(Format::Fountain), None).unwrap();
+        let block = Block {
+            id: 0,
+            elements: [0, play.elements.len() - 1],
+            scene: 0,
+            start_ms: None,
+            end_ms: None,
+            keyframes: Vec::new(),
+        };
+        let entities = BTreeMap::new();
+        let ctx = BlockContext {
+            film: "t",
+            block: &block,
+            play: &play,
+            entities: &entities,
+            max_keyframes: 5,
+        };
+        let p = RulesGenerator.generate(&ctx).unwrap();
+        let mut batch: Vec<Candidate> = p
+            .items
+            .into_iter()
+            .map(|(item, reason)| Candidate {
+                id: Candidate::make_id(item.id(), 0),
+                block: 0,
+                item,
+                reason,
+                status: Status::Candidate,
+                votes: Vec::new(),
+            })
+            .collect();
+        let verdict = |batch: &[Candidate], kind: &str| -> bool {
+            let votes = SchemaTimeAuditor.audit(&ctx, batch).unwrap();
+            let at = batch
+                .iter()
+                .position(|c| c.item.kind_label() == kind)
+                .unwrap();
+            votes[at].accept
+        };
+        for kind in [
+            "edge:social_relation",
+            "edge:possesses",
+            "edge:conceals",
+            "node:mental_state",
+        ] {
+            assert!(verdict(&batch, kind), "{kind} as proposed");
+        }
+        let bens = batch
+            .iter()
+            .find_map(|c| match &c.item {
+                Item::Node(n) if n.agent.as_deref() == Some("character:ben") => Some(n.id.clone()),
+                _ => None,
+            })
+            .unwrap();
+        for c in &mut batch {
+            match &mut c.item {
+                Item::Edge(e) if e.kind == EdgeKind::SocialRelation => {
+                    e.label = Some("sister".to_owned())
+                }
+                Item::Edge(e) if e.kind == EdgeKind::Possesses => {
+                    e.target = "object:gate".to_owned()
+                }
+                Item::Edge(e) if e.kind == EdgeKind::Conceals => e.source = bens.clone(),
+                _ => {}
+            }
+        }
+        batch.retain(|c| {
+            !matches!(&c.item, Item::Node(n) if n.kind == NodeKind::MentalState
+                && n.attitude != Some(Attitude::SocialGoal))
+        });
+        for c in &mut batch {
+            if let Item::Node(n) = &mut c.item {
+                if n.attitude == Some(Attitude::SocialGoal) {
+                    n.target = n.holder.clone();
+                }
+            }
+        }
+        for kind in [
+            "edge:social_relation",
+            "edge:possesses",
+            "edge:conceals",
+            "node:mental_state",
+        ] {
+            assert!(!verdict(&batch, kind), "{kind} tampered");
         }
     }
 }
