@@ -12,3 +12,4 @@ pub mod media;
 pub mod screenplay;
 pub mod store;
 mod text;
+pub mod trees;
