@@ -136,7 +136,7 @@ pub fn graph(cmd: GraphCommand) -> anyhow::Result<Outcome> {
     }
 }
 
-fn film_slug(dir: &Path) -> String {
+pub(super) fn film_slug(dir: &Path) -> String {
     dir.canonicalize()
         .ok()
         .as_deref()
@@ -147,7 +147,7 @@ fn film_slug(dir: &Path) -> String {
 }
 
 /// Reads the film folder and aligns it into blocks.
-fn load(dir: &Path, keyframes: Option<&Path>) -> anyhow::Result<(Screenplay, Vec<Block>)> {
+pub(super) fn load(dir: &Path, keyframes: Option<&Path>) -> anyhow::Result<(Screenplay, Vec<Block>)> {
     if !dir.is_dir() {
         bail!(
             "{}: not a folder; expected a film folder holding a screenplay and subtitles",
@@ -193,12 +193,12 @@ fn load(dir: &Path, keyframes: Option<&Path>) -> anyhow::Result<(Screenplay, Vec
     Ok((play, alignment.blocks))
 }
 
-fn open_store(flag: Option<&Path>) -> anyhow::Result<Store> {
+pub(super) fn open_store(flag: Option<&Path>) -> anyhow::Result<Store> {
     let path = store::resolve_path(flag);
     Ok(Store::open(&path)?)
 }
 
-fn latest(store: &Store, slug: &str) -> anyhow::Result<(GraphBuildId, String)> {
+pub(super) fn latest(store: &Store, slug: &str) -> anyhow::Result<(GraphBuildId, String)> {
     let film = store.film_id(slug)?.with_context(|| {
         format!(
             "film {slug} is not in the store {}; run `moviegraph graph build` first",

@@ -5,6 +5,7 @@ mod bench;
 mod graph;
 mod parse;
 mod run;
+mod trees;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -38,6 +39,8 @@ enum Command {
     #[command(subcommand)]
     Graph(graph::GraphCommand),
     #[command(subcommand)]
+    Trees(trees::TreesCommand),
+    #[command(subcommand)]
     Bench(bench::BenchCommand),
 }
 
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
         Command::Graph(cmd) => graph::graph(cmd),
+        Command::Trees(cmd) => trees::trees(cmd),
         Command::Bench(cmd) => bench::bench(cmd),
     };
     match result {
