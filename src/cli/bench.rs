@@ -20,6 +20,9 @@ pub enum BenchCommand {
     /// Alignment speed and accuracy on a feature-length synthetic film: the
     /// anchor-banded DP against a naive full-matrix DP in the same run.
     Align(BenchAlignArgs),
+    /// Question-tree generation (rules backend) over a synthetic 30-film
+    /// corpus: time, throughput and peak memory, next to graph analysis alone.
+    Trees(super::bench_trees::BenchTreesArgs),
 }
 
 /// Options of `bench align`.
@@ -70,6 +73,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
     match cmd {
         BenchCommand::Parse(args) => bench_parse(args),
         BenchCommand::Align(args) => bench_align(args),
+        BenchCommand::Trees(args) => super::bench_trees::bench_trees(args),
     }
 }
 

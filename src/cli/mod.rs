@@ -2,6 +2,7 @@
 
 mod align;
 mod bench;
+mod bench_trees;
 mod graph;
 mod parse;
 mod run;

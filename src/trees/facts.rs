@@ -82,6 +82,9 @@ pub struct Facts<'g> {
     pub moments: Vec<usize>,
     /// Per character index: mental states held, in story order.
     held: HashMap<usize, Vec<usize>>,
+    glosses: Vec<String>,
+    words: Vec<BTreeSet<String>>,
+    people: Vec<BTreeSet<usize>>,
     up: RefCell<HashMap<usize, Rc<BTreeSet<usize>>>>,
     down: RefCell<HashMap<usize, Rc<BTreeSet<usize>>>>,
 }
@@ -156,7 +159,7 @@ impl<'g> Facts<'g> {
         for list in held.values_mut() {
             list.sort_by_key(|&i| order(i));
         }
-        Facts {
+        let mut facts = Facts {
             graph,
             index,
             causal_in,
@@ -165,9 +168,16 @@ impl<'g> Facts<'g> {
             characters,
             moments,
             held,
+            glosses: Vec::new(),
+            words: Vec::new(),
+            people: Vec::new(),
             up: RefCell::default(),
             down: RefCell::default(),
-        }
+        };
+        facts.people = (0..n).map(|i| facts.people_of(i)).collect();
+        facts.glosses = (0..n).map(|i| facts.make_gloss(i)).collect();
+        facts.words = facts.glosses.iter().map(|g| content_words(g)).collect();
+        facts
     }
 
     /// The node at an index.
@@ -245,7 +255,11 @@ impl<'g> Facts<'g> {
     }
 
     /// The characters a moment concerns: agent, participants, holder.
-    pub fn people(&self, i: usize) -> BTreeSet<usize> {
+    pub fn people(&self, i: usize) -> &BTreeSet<usize> {
+        &self.people[i]
+    }
+
+    fn people_of(&self, i: usize) -> BTreeSet<usize> {
         let node = self.node(i);
         let mut out = self.participants[i].clone();
         for id in [node.agent.as_deref(), node.holder.as_deref()]
@@ -265,6 +279,10 @@ impl<'g> Facts<'g> {
     /// How a node reads in a question or option: its name, gloss or quote;
     /// never its id.
     pub fn gloss(&self, i: usize) -> String {
+        self.glosses[i].clone()
+    }
+
+    fn make_gloss(&self, i: usize) -> String {
         let node = self.node(i);
         if node.kind != NodeKind::MentalState {
             return node.name.trim().to_owned();
@@ -454,10 +472,10 @@ impl<'g> Facts<'g> {
 
     /// Whether `character` also holds a state with the same wording as `state`.
     fn same_content_held(&self, state: usize, character: usize) -> bool {
-        let words = content_words(&self.gloss(state));
+        let words = &self.words[state];
         self.held_by(character)
             .iter()
-            .any(|&s| overlap(&words, &content_words(&self.gloss(s))) >= 0.6)
+            .any(|&s| overlap(words, &self.words[s]) >= 0.6)
     }
 
     /// The nodes an ask's options are drawn from.
@@ -475,7 +493,7 @@ impl<'g> Facts<'g> {
         let words = content_words(motive);
         self.held_by(character)
             .iter()
-            .any(|&s| overlap(&words, &content_words(&self.gloss(s))) >= 0.34)
+            .any(|&s| overlap(&words, &self.words[s]) >= 0.34)
     }
 }
 

@@ -507,7 +507,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let focus = focus_of(ask);
-        let people: BTreeSet<usize> = focus.iter().flat_map(|&m| f.people(m)).collect();
+        let people: BTreeSet<usize> = focus.iter().flat_map(|&m| f.people(m)).copied().collect();
         // The gold a single answer names: the nearest in story time.
         let anchor_time = focus.first().map_or(0, |&m| f.order(m));
         golds.sort_by_key(|&g| {
@@ -576,7 +576,7 @@ impl Builder<'_, '_> {
         let gold_len = gold_text.iter().map(|t| t.chars().count()).sum::<usize>() / n_gold;
         // Plausible first: shares a character with the question, close in
         // length to the gold (no give-away by length), close in time.
-        wrongs.sort_by_key(|&(i, _)| {
+        wrongs.sort_by_cached_key(|&(i, _)| {
             let shares = f.people(i).intersection(&people).next().is_some()
                 || people.contains(&i);
             let len = text_of(f, ask, i).chars().count();
@@ -737,7 +737,7 @@ pub fn follow_up_asks(f: &Facts<'_>, ask: &Ask, cand: &Candidate) -> Vec<Ask> {
                 NodeKind::MentalState => out.push(Ask::Holder { state: x }),
                 _ => out.push(Ask::Participants { event: x }),
             }
-            for c in f.people(x) {
+            for &c in f.people(x) {
                 out.push(Ask::MindBefore {
                     character: c,
                     moment: x,
@@ -932,6 +932,7 @@ pub fn describe(f: &Facts<'_>, spec: &Spec) -> (Category, QuestionType, Tags) {
         .iter()
         .filter(|&&m| scene.is_some() && f.node(m).scene == scene)
         .flat_map(|&m| f.people(m))
+        .copied()
         .collect();
     if cast.len() >= 3 {
         tags.group_level = Some(match (spec.ask.clone(), state) {
