@@ -99,29 +99,50 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
             with += usize::from(o.child.is_some());
         }
     }
-    assert!(with * 10 >= total * 9, "{with} of {total} options have a follow-up");
+    assert!(
+        with * 10 >= total * 9,
+        "{with} of {total} options have a follow-up"
+    );
 }
 
 #[test]
 fn gold_answers_follow_the_story() {
     let trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
     // Scene 2: Mara believes the key was thrown away because Quinton lied to her.
-    let why = find(&trees, "Why does Mara come to this belief: Mara believes him");
+    let why = find(
+        &trees,
+        "Why does Mara come to this belief: Mara believes him",
+    );
     assert!(!why.is_empty());
     for n in why {
-        assert!(gold(n).iter().any(|g| g.contains("I remember the splash")), "{:?}", gold(n));
+        assert!(
+            gold(n).iter().any(|g| g.contains("I remember the splash")),
+            "{:?}",
+            gold(n)
+        );
     }
     // Scene 1: Quinton thinks he got away with it because of his lie to Teo.
-    let teo = find(&trees, "Why does Quinton come to this belief: Quinton thinks he got away with it");
+    let teo = find(
+        &trees,
+        "Why does Quinton come to this belief: Quinton thinks he got away with it",
+    );
     assert!(!teo.is_empty());
     for n in teo {
-        assert!(gold(n).iter().any(|g| g.contains("Quinton lies to Teo")), "{:?}", gold(n));
+        assert!(
+            gold(n).iter().any(|g| g.contains("Quinton lies to Teo")),
+            "{:?}",
+            gold(n)
+        );
     }
     // Hollis's threat sets Quinton's plan in motion: he tells June about Hollis.
     let threat = find(&trees, "What did this lead to: Hollis threatens Quinton");
     assert!(!threat.is_empty());
     for n in threat {
-        assert!(gold(n).iter().any(|g| g.contains("Quinton tells June")), "{:?}", gold(n));
+        assert!(
+            gold(n).iter().any(|g| g.contains("Quinton tells June")),
+            "{:?}",
+            gold(n)
+        );
     }
     // Who feels bitter about the boat and the shop: Mara.
     let bitter = find(&trees, "Who feels bitter");
@@ -185,10 +206,15 @@ fn validate_rejects_a_corrupted_file_with_precise_messages() {
         "{text}"
     );
     assert!(
-        text.contains(&format!("error: tree {t2}, node n1: graph id \"character:mara\" leaks into the question")),
+        text.contains(&format!(
+            "error: tree {t2}, node n1: graph id \"character:mara\" leaks into the question"
+        )),
         "{text}"
     );
-    assert!(text.contains("3 trees checked: 0 valid, 3 invalid"), "{text}");
+    assert!(
+        text.contains("3 trees checked: 0 valid, 3 invalid"),
+        "{text}"
+    );
     // A file that is not trees at all is an error (exit 2) naming file and line.
     std::fs::write(&bad, "{\"id\": 3}\n").unwrap();
     let out = moviegraph(&["trees", "validate", bad.to_str().unwrap()]);
@@ -202,12 +228,29 @@ fn stats_and_import_read_the_committed_file() {
     let out = moviegraph(&["trees", "stats", path.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
-    for want in ["by depth", "by format", "by type", "by category", "answer position", "option length"] {
+    for want in [
+        "by depth",
+        "by format",
+        "by type",
+        "by category",
+        "answer position",
+        "option length",
+    ] {
         assert!(text.contains(want), "{want}: {text}");
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = moviegraph(&["trees", "import", path.to_str().unwrap(), "--out", dir.path().to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = moviegraph(&[
+        "trees",
+        "import",
+        path.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         std::fs::read(dir.path().join("the-second-key.jsonl")).unwrap(),
         std::fs::read(&path).unwrap()

@@ -98,7 +98,10 @@ pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<Outcome> {
         out,
         "goal: under 10 s → {}; peak memory (VmHWM): {}",
         if gen_s < 10.0 { "met" } else { "missed" },
-        peak_rss_kb().map_or("unknown".into(), |kb| format!("{:.1} MB", kb as f64 / 1024.0))
+        peak_rss_kb().map_or("unknown".into(), |kb| format!(
+            "{:.1} MB",
+            kb as f64 / 1024.0
+        ))
     );
     emit(&out)?;
     Ok(Outcome::Success)

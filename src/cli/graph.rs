@@ -147,7 +147,10 @@ pub(super) fn film_slug(dir: &Path) -> String {
 }
 
 /// Reads the film folder and aligns it into blocks.
-pub(super) fn load(dir: &Path, keyframes: Option<&Path>) -> anyhow::Result<(Screenplay, Vec<Block>)> {
+pub(super) fn load(
+    dir: &Path,
+    keyframes: Option<&Path>,
+) -> anyhow::Result<(Screenplay, Vec<Block>)> {
     if !dir.is_dir() {
         bail!(
             "{}: not a folder; expected a film folder holding a screenplay and subtitles",

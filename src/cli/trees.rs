@@ -126,7 +126,11 @@ fn parse_mix(text: &str) -> anyhow::Result<Mix> {
     let [open, single, multi] = parts[..] else {
         bail!("--mix {text:?}: expected three numbers open,single,multi");
     };
-    if [open, single, multi].iter().any(|x| !x.is_finite() || *x < 0.0) || open + single + multi <= 0.0 {
+    if [open, single, multi]
+        .iter()
+        .any(|x| !x.is_finite() || *x < 0.0)
+        || open + single + multi <= 0.0
+    {
         bail!("--mix {text:?}: shares must be non-negative and not all zero");
     }
     let sum = open + single + multi;
@@ -238,7 +242,11 @@ fn validate_cmd(a: FilesArgs) -> anyhow::Result<Outcome> {
         total += trees.len();
         bad += check(f, &trees, &mut out);
     }
-    let _ = writeln!(out, "{total} trees checked: {} valid, {bad} invalid", total - bad);
+    let _ = writeln!(
+        out,
+        "{total} trees checked: {} valid, {bad} invalid",
+        total - bad
+    );
     emit(&out)?;
     Ok(if bad == 0 {
         Outcome::Success
@@ -270,11 +278,21 @@ fn import_cmd(a: ImportArgs) -> anyhow::Result<Outcome> {
         bail!("{}: no trees", a.file.display());
     };
     if let Some(t) = trees.iter().find(|t| t.film != film) {
-        bail!("{}: tree {} is of film {:?}, the first of {film:?}; import one film per file", a.file.display(), t.id, t.film);
+        bail!(
+            "{}: tree {} is of film {:?}, the first of {film:?}; import one film per file",
+            a.file.display(),
+            t.id,
+            t.film
+        );
     }
     let path = a.out.join(format!("{film}.jsonl"));
     save_trees(&path, &trees)?;
-    let _ = writeln!(out, "imported {} trees into {}", trees.len(), path.display());
+    let _ = writeln!(
+        out,
+        "imported {} trees into {}",
+        trees.len(),
+        path.display()
+    );
     emit(&out)?;
     Ok(Outcome::Success)
 }

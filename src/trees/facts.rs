@@ -147,12 +147,7 @@ impl<'g> Facts<'g> {
             .collect();
         characters.sort_by(|&a, &b| graph.nodes[a].id.cmp(&graph.nodes[b].id));
         let mut moments: Vec<usize> = (0..n)
-            .filter(|&i| {
-                matches!(
-                    graph.nodes[i].kind,
-                    NodeKind::Event | NodeKind::MentalState
-                )
-            })
+            .filter(|&i| matches!(graph.nodes[i].kind, NodeKind::Event | NodeKind::MentalState))
             .collect();
         let order = |i: usize| (graph.nodes[i].order.unwrap_or(usize::MAX), i);
         moments.sort_by_key(|&i| order(i));

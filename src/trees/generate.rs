@@ -96,8 +96,7 @@ pub trait QuestionWriter {
     /// The backend's name, recorded in reports.
     fn name(&self) -> String;
     /// Words one question; `excerpt` is the context the subject will see.
-    fn write(&self, facts: &Facts<'_>, spec: &Spec, excerpt: &str)
-        -> Result<Written, WriteError>;
+    fn write(&self, facts: &Facts<'_>, spec: &Spec, excerpt: &str) -> Result<Written, WriteError>;
 }
 
 /// The share of each format to aim for.
@@ -212,10 +211,7 @@ pub fn generate(
             film: film.clone(),
             anchor: Anchor {
                 kind,
-                elements: elements
-                    .iter()
-                    .map(|&i| facts.node(i).id.clone())
-                    .collect(),
+                elements: elements.iter().map(|&i| facts.node(i).id.clone()).collect(),
             },
             nodes,
         });
@@ -437,7 +433,10 @@ impl Builder<'_, '_> {
         if spec.format == Format::Open {
             let gold = written.options.iter().find(|w| w.correct);
             let wrong = written.options.iter().find(|w| !w.correct);
-            for (w, trigger) in [(gold, Trigger::OpenCorrect), (wrong, Trigger::OpenIncorrect)] {
+            for (w, trigger) in [
+                (gold, Trigger::OpenCorrect),
+                (wrong, Trigger::OpenIncorrect),
+            ] {
                 let Some(w) = w else { continue };
                 let child = self.follow_up(tree, &id, &spec, w, trigger.clone(), path, nodes);
                 if child.is_none() {
@@ -572,13 +571,15 @@ impl Builder<'_, '_> {
         } else if wrongs.len() + motives.len() < n_opts.saturating_sub(n_gold).max(1) {
             return None;
         }
-        let gold_text: Vec<String> = golds[..n_gold].iter().map(|&g| text_of(f, ask, g)).collect();
+        let gold_text: Vec<String> = golds[..n_gold]
+            .iter()
+            .map(|&g| text_of(f, ask, g))
+            .collect();
         let gold_len = gold_text.iter().map(|t| t.chars().count()).sum::<usize>() / n_gold;
         // Plausible first: shares a character with the question, close in
         // length to the gold (no give-away by length), close in time.
         wrongs.sort_by_cached_key(|&(i, _)| {
-            let shares = f.people(i).intersection(&people).next().is_some()
-                || people.contains(&i);
+            let shares = f.people(i).intersection(&people).next().is_some() || people.contains(&i);
             let len = text_of(f, ask, i).chars().count();
             (
                 !shares,
@@ -916,7 +917,9 @@ pub fn describe(f: &Facts<'_>, spec: &Spec) -> (Category, QuestionType, Tags) {
         tags.atoms.push(ability.to_owned());
     }
     if let Some(act) = f.node(focus).act {
-        if matches!(act, crate::graph::Act::Lie) && !tags.atoms.iter().any(|a| a == "non_literal_communication") {
+        if matches!(act, crate::graph::Act::Lie)
+            && !tags.atoms.iter().any(|a| a == "non_literal_communication")
+        {
             tags.atoms.push("non_literal_communication".to_owned());
         }
     }
@@ -1030,17 +1033,21 @@ pub fn verify(
                 }
             }
             None => {
-                let own = overlap(&content_words(&c.text), &content_words(&o.text));
-                for (k, other) in spec.candidates.iter().enumerate() {
-                    if k != o.candidate
-                        && overlap(&content_words(&other.text), &content_words(&o.text)) > own
-                    {
-                        return Err(format!(
-                            "option {:?} reads more like answer {} than its own",
-                            o.text,
-                            k + 1
-                        ));
-                    }
+                let words = content_words(&o.text);
+                let own = overlap(&content_words(&c.text), &words);
+                let best = spec
+                    .candidates
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != o.candidate)
+                    .map(|(k, other)| (overlap(&content_words(&other.text), &words), k))
+                    .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+                if let Some((_, k)) = best.filter(|(score, _)| *score > own) {
+                    return Err(format!(
+                        "option {:?} reads more like answer {} than its own",
+                        o.text,
+                        k + 1
+                    ));
                 }
             }
         }
@@ -1048,7 +1055,10 @@ pub fn verify(
     let golds: Vec<&WrittenOption> = w.options.iter().filter(|o| o.correct).collect();
     match spec.format {
         Format::Single if golds.len() != 1 => {
-            return Err(format!("single choice with {} correct options", golds.len()))
+            return Err(format!(
+                "single choice with {} correct options",
+                golds.len()
+            ))
         }
         Format::Open => {
             let reference = w.reference.as_deref().unwrap_or("").trim();

@@ -19,4 +19,6 @@ pub mod synth;
 pub mod validate;
 
 #[cfg(test)]
+mod generate_tests;
+#[cfg(test)]
 mod tests;

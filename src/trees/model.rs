@@ -57,7 +57,10 @@ pub fn output_schema() -> Value {
 
 fn what_is_asked(f: &Facts<'_>, ask: &Ask) -> String {
     match *ask {
-        Ask::Origin { end } => format!("which earlier moment ultimately set this in motion: {}", f.gloss(end)),
+        Ask::Origin { end } => format!(
+            "which earlier moment ultimately set this in motion: {}",
+            f.gloss(end)
+        ),
         Ask::Cause { target } => format!("the direct reason for: {}", f.gloss(target)),
         Ask::Effect { source } => format!("what this led to directly: {}", f.gloss(source)),
         Ask::Participants { event } => format!("who is involved in: {}", f.gloss(event)),
@@ -88,7 +91,10 @@ pub fn prompt(f: &Facts<'_>, spec: &Spec, excerpt: &str) -> String {
             p.push_str(&format!("\n  evidence: “{q}”"));
         }
     }
-    p.push_str(&format!("\n\nFORMAT: {}\n\nANSWERS (keep every handle, one option each)\n", spec.format.as_str()));
+    p.push_str(&format!(
+        "\n\nFORMAT: {}\n\nANSWERS (keep every handle, one option each)\n",
+        spec.format.as_str()
+    ));
     for (k, c) in spec.candidates.iter().enumerate() {
         let status = match c.verdict {
             Verdict::Gold => "CORRECT".to_owned(),
@@ -138,7 +144,8 @@ struct RawOption {
 /// Parses a model's JSON answer into a [`Written`] question (structure only;
 /// [`verify`](super::generate::verify) judges it against the graph).
 pub fn parse_output(spec: &Spec, text: &str) -> Result<Written, String> {
-    let raw: Raw = serde_json::from_str(text.trim()).map_err(|e| format!("not the schema's JSON: {e}"))?;
+    let raw: Raw =
+        serde_json::from_str(text.trim()).map_err(|e| format!("not the schema's JSON: {e}"))?;
     let mut options = Vec::new();
     for o in raw.options {
         let k: usize = o

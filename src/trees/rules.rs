@@ -47,29 +47,46 @@ impl QuestionWriter for RulesWriter {
 /// The question text of a spec, or `None` when the wording would give the answer away.
 pub fn question(f: &Facts<'_>, spec: &Spec) -> Option<String> {
     let multi = spec.format == Format::Multi;
-    let all = if multi { " Choose every one that applies." } else { "" };
+    let all = if multi {
+        " Choose every one that applies."
+    } else {
+        ""
+    };
     let q = match spec.ask {
         Ask::Origin { end } => {
             if multi {
-                format!("Which of these moments led, step by step, to this: {}?{all}", f.gloss(end))
+                format!(
+                    "Which of these moments led, step by step, to this: {}?{all}",
+                    f.gloss(end)
+                )
             } else {
-                format!("Which earlier moment ultimately set this in motion: {}?", f.gloss(end))
+                format!(
+                    "Which earlier moment ultimately set this in motion: {}?",
+                    f.gloss(end)
+                )
             }
         }
         Ask::Cause { target } => match f.node(target).kind {
             NodeKind::MentalState => {
-                let holder = f.holder(target).map_or("the character", |h| f.first_name(h));
+                let holder = f
+                    .holder(target)
+                    .map_or("the character", |h| f.first_name(h));
                 format!(
                     "Why does {holder} come to this {}: {}?{all}",
                     attitude_noun(f.node(target).attitude),
                     f.gloss(target)
                 )
             }
-            _ => format!("What was the main reason for this: {}?{all}", f.gloss(target)),
+            _ => format!(
+                "What was the main reason for this: {}?{all}",
+                f.gloss(target)
+            ),
         },
         Ask::Effect { source } => match f.node(source).kind {
             NodeKind::MentalState => {
-                let holder = f.holder(source).map_or("the character", |h| f.first_name(h));
+                let holder = f
+                    .holder(source)
+                    .map_or("the character", |h| f.first_name(h));
                 format!(
                     "What does {holder}'s {} lead to: {}?{all}",
                     attitude_noun(f.node(source).attitude),
@@ -80,7 +97,15 @@ pub fn question(f: &Facts<'_>, spec: &Spec) -> Option<String> {
         },
         Ask::Participants { event } => {
             let quote = f.quote(event)?;
-            format!("Who is involved in the moment of this line: “{}”?{}", quote.trim_matches(['“', '”']), if multi { " Choose everyone who is." } else { "" })
+            format!(
+                "Who is involved in the moment of this line: “{}”?{}",
+                quote.trim_matches(['“', '”']),
+                if multi {
+                    " Choose everyone who is."
+                } else {
+                    ""
+                }
+            )
         }
         Ask::Holder { state } => match f.without_holder(state) {
             Some(rest) => format!("Who {rest}?"),
@@ -90,7 +115,10 @@ pub fn question(f: &Facts<'_>, spec: &Spec) -> Option<String> {
         Ask::MindBefore { character, moment } => {
             let who = f.first_name(character);
             if spec.format == Format::Open {
-                format!("By this point in the film ({}), what is on {who}'s mind?", f.gloss(moment))
+                format!(
+                    "By this point in the film ({}), what is on {who}'s mind?",
+                    f.gloss(moment)
+                )
             } else {
                 format!(
                     "By this point in the film ({}), which of these is on {who}'s mind?{all}",

@@ -59,10 +59,15 @@ pub fn stats(trees: &[Tree]) -> TreeStats {
             *s.by_depth.entry(node.depth).or_default() += 1;
             *s.by_format.entry(node.format.as_str().into()).or_default() += 1;
             *s.by_category
-                .entry(format!("{} / {}", node.category.level1, node.category.level2))
+                .entry(format!(
+                    "{} / {}",
+                    node.category.level1, node.category.level2
+                ))
                 .or_default() += 1;
             *s.by_level1.entry(node.category.level1.clone()).or_default() += 1;
-            *s.by_type.entry(node.question_type.as_str().into()).or_default() += 1;
+            *s.by_type
+                .entry(node.question_type.as_str().into())
+                .or_default() += 1;
             if let Some(l) = node.tags.group_level {
                 let l = format!("L{l}");
                 if !levels.contains(&l) {
@@ -116,10 +121,19 @@ pub fn stats(trees: &[Tree]) -> TreeStats {
     s
 }
 
-fn table<K: std::fmt::Display>(out: &mut String, title: &str, rows: &BTreeMap<K, usize>, total: usize) {
+fn table<K: std::fmt::Display>(
+    out: &mut String,
+    title: &str,
+    rows: &BTreeMap<K, usize>,
+    total: usize,
+) {
     let _ = writeln!(out, "{title}");
     for (k, v) in rows {
-        let pct = if total > 0 { 100.0 * *v as f64 / total as f64 } else { 0.0 };
+        let pct = if total > 0 {
+            100.0 * *v as f64 / total as f64
+        } else {
+            0.0
+        };
         let _ = writeln!(out, "  {:<52} {v:>6} {pct:>6.1}%", k.to_string());
     }
 }
@@ -132,11 +146,24 @@ pub fn render(s: &TreeStats) -> String {
     table(&mut out, "by format", &s.by_format, s.nodes);
     table(&mut out, "by type", &s.by_type, s.nodes);
     table(&mut out, "by level-1 category", &s.by_level1, s.nodes);
-    table(&mut out, "by category (level 1 / level 2)", &s.by_category, s.nodes);
+    table(
+        &mut out,
+        "by category (level 1 / level 2)",
+        &s.by_category,
+        s.nodes,
+    );
     let reasons: usize = s.by_reason.values().sum();
     table(&mut out, "distractors by reason", &s.by_reason, reasons);
-    table(&mut out, "trees by group-audit level", &s.by_group_level, s.trees);
-    let _ = writeln!(out, "answer position (single choice; correct option at A, B, …)");
+    table(
+        &mut out,
+        "trees by group-audit level",
+        &s.by_group_level,
+        s.trees,
+    );
+    let _ = writeln!(
+        out,
+        "answer position (single choice; correct option at A, B, …)"
+    );
     for (n, row) in &s.answer_positions {
         let total: usize = row.iter().sum();
         let cells: Vec<String> = row

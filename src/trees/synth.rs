@@ -9,8 +9,16 @@ const NAMES: [&str; 8] = [
     "Alma", "Bruno", "Cleo", "Dario", "Edith", "Felix", "Greta", "Hugo",
 ];
 const VERBS: [&str; 10] = [
-    "hides the letter", "calls the bank", "breaks the lock", "sells the car", "burns the photo",
-    "follows the courier", "signs the lease", "opens the vault", "misses the train", "pawns the watch",
+    "hides the letter",
+    "calls the bank",
+    "breaks the lock",
+    "sells the car",
+    "burns the photo",
+    "follows the courier",
+    "signs the lease",
+    "opens the vault",
+    "misses the train",
+    "pawns the watch",
 ];
 const STATES: [(Attitude, &str); 5] = [
     (Attitude::Belief, "believes the deal is off"),
@@ -57,7 +65,10 @@ pub fn film(seed: u64, scenes: usize) -> Graph {
             let other = (agent + 1 + rng.below(cast - 1)) % cast;
             let verb = VERBS[rng.below(VERBS.len())];
             let id = format!("event:e{order:05}-{k}");
-            let text = format!("{} {verb} while {} watches (moment {order})", NAMES[agent], NAMES[other]);
+            let text = format!(
+                "{} {verb} while {} watches (moment {order})",
+                NAMES[agent], NAMES[other]
+            );
             let mut n = Node::new(id.clone(), NodeKind::Event, text.clone());
             n.agent = Some(chars[agent].clone());
             n.participants = vec![chars[agent].clone(), chars[other].clone()];
@@ -119,9 +130,10 @@ pub fn film(seed: u64, scenes: usize) -> Graph {
         .collect();
     edges.retain(|e| !(e.kind == EdgeKind::Motivates && e.target.is_empty()));
     for (ms, at) in later {
-        if let Some(target) = events.iter().find(|id| {
-            id[7..12].parse::<usize>().is_ok_and(|o| o > at + 6)
-        }) {
+        if let Some(target) = events
+            .iter()
+            .find(|id| id[7..12].parse::<usize>().is_ok_and(|o| o > at + 6))
+        {
             edges.push(Edge::new(EdgeKind::Motivates, &ms, target));
         }
     }

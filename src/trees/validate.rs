@@ -374,7 +374,7 @@ pub fn find_graph_id(text: &str) -> Option<&str> {
                 let end = text[at + 1..]
                     .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
                     .map_or(text.len(), |k| at + 1 + k);
-                return Some(&text[start..end]);
+                return Some(text[start..end].trim_end_matches(['.', '-', '_']));
             }
         }
     }
