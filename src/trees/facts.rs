@@ -283,6 +283,13 @@ impl<'g> Facts<'g> {
             return node.name.trim().to_owned();
         }
         let holder = self.holder(i).map(|h| self.first_name(h)).unwrap_or("");
+        // A pretence shares its words with the lie it motivates; say what it is.
+        if node.attitude == Some(Attitude::Pretense) && !holder.is_empty() {
+            let target = node.target.as_deref().and_then(|t| self.index_of(t));
+            if let Some(t) = target.filter(|&t| self.node(t).kind == NodeKind::Character) {
+                return format!("{holder} means to deceive {}", self.first_name(t));
+            }
+        }
         match node.name.split_once(": ") {
             Some((who, rest)) if !holder.is_empty() && who == holder => {
                 if rest.starts_with(holder) {

@@ -502,10 +502,15 @@ impl Builder<'_, '_> {
                 Verdict::Unusable => {}
             }
         }
+        let focus = focus_of(ask);
+        let subject: Vec<String> = focus.iter().map(|&m| f.gloss(m)).collect();
+        if !matches!(ask, Ask::Order { .. }) {
+            golds.retain(|&g| !subject.contains(&f.gloss(g)));
+            wrongs.retain(|&(i, _)| !subject.contains(&f.gloss(i)));
+        }
         if golds.is_empty() || wrongs.is_empty() {
             return None;
         }
-        let focus = focus_of(ask);
         let people: BTreeSet<usize> = focus.iter().flat_map(|&m| f.people(m)).copied().collect();
         // The gold a single answer names: the nearest in story time.
         let anchor_time = focus.first().map_or(0, |&m| f.order(m));
@@ -1075,9 +1080,12 @@ pub fn verify(
         }
         _ => {}
     }
+    let asked = content_words(&w.question);
     for g in &golds {
-        let gold = spec.candidates[g.candidate].text.trim().to_lowercase();
-        if gold.len() > 3 && w.question.to_lowercase().contains(&gold) {
+        let gold = &spec.candidates[g.candidate].text;
+        let words = content_words(gold);
+        let quoted = gold.len() > 3 && w.question.to_lowercase().contains(&gold.trim().to_lowercase());
+        if quoted || (words.len() >= 3 && overlap(&words, &asked) >= 0.9) {
             return Err("the question gives the answer away".into());
         }
     }
