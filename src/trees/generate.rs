@@ -1084,7 +1084,10 @@ pub fn verify(
     for g in &golds {
         let gold = &spec.candidates[g.candidate].text;
         let words = content_words(gold);
-        let quoted = gold.len() > 3 && w.question.to_lowercase().contains(&gold.trim().to_lowercase());
+        let quoted = gold.len() > 3
+            && w.question
+                .to_lowercase()
+                .contains(&gold.trim().to_lowercase());
         if quoted || (words.len() >= 3 && overlap(&words, &asked) >= 0.9) {
             return Err("the question gives the answer away".into());
         }
