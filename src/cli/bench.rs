@@ -37,6 +37,9 @@ pub enum BenchCommand {
     /// Local GGUF model speed: prompt tokens/s, generation tokens/s without
     /// and with schema-constrained decoding, mask time per token.
     Local(super::bench_local::BenchLocalArgs),
+    /// Question-tree generation (rules backend) over a synthetic 30-film
+    /// corpus: time, throughput and peak memory, next to graph analysis alone.
+    Trees(super::bench_trees::BenchTreesArgs),
 }
 
 /// Options of `bench eval`.
@@ -106,6 +109,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
         BenchCommand::Embed(args) => super::bench_embed::bench_embed(args),
         BenchCommand::Llm(args) => super::bench_llm::bench_llm(args),
         BenchCommand::Local(args) => super::bench_local::bench_local(args),
+        BenchCommand::Trees(args) => super::bench_trees::bench_trees(args),
     }
 }
 

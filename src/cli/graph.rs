@@ -135,7 +135,7 @@ pub fn graph(cmd: GraphCommand) -> anyhow::Result<Outcome> {
     }
 }
 
-fn film_slug(dir: &Path) -> String {
+pub(super) fn film_slug(dir: &Path) -> String {
     dir.canonicalize()
         .ok()
         .as_deref()
@@ -146,7 +146,7 @@ fn film_slug(dir: &Path) -> String {
 }
 
 /// Where a build's blocks came from.
-enum Source {
+pub(super) enum Source {
     /// The store held an alignment of exactly these input files.
     Stored,
     /// Aligned now (and saved), for the reason given.
@@ -156,7 +156,7 @@ enum Source {
 /// Reads the film folder and gives its blocks: the stored alignment when its
 /// input fingerprints (screenplay, subtitles, shots) equal the files' now,
 /// else a fresh alignment, saved so the next stage run reuses it.
-fn load(
+pub(super) fn load(
     dir: &Path,
     keyframes: Option<&Path>,
     store: &Store,
@@ -244,12 +244,12 @@ fn same_inputs(a: &AlignmentSources, b: &AlignmentSources) -> bool {
         && a.shots.as_ref().map(|f| &f.sha256) == b.shots.as_ref().map(|f| &f.sha256)
 }
 
-fn open_store(flag: Option<&Path>) -> anyhow::Result<Store> {
+pub(super) fn open_store(flag: Option<&Path>) -> anyhow::Result<Store> {
     let path = store::resolve_path(flag);
     Ok(Store::open(&path)?)
 }
 
-fn latest(store: &Store, slug: &str) -> anyhow::Result<(GraphBuildId, String)> {
+pub(super) fn latest(store: &Store, slug: &str) -> anyhow::Result<(GraphBuildId, String)> {
     let film = store.film_id(slug)?.with_context(|| {
         format!(
             "film {slug} is not in the store {}; run `moviegraph graph build` first",

@@ -6,6 +6,7 @@ mod bench_embed;
 mod bench_graph;
 mod embedding;
 mod eval;
+mod bench_trees;
 mod graph;
 mod bench_llm;
 mod llm;
@@ -14,6 +15,7 @@ mod bench_local;
 mod local;
 mod parse;
 mod run;
+mod trees;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -47,6 +49,8 @@ enum Command {
     #[command(subcommand)]
     Graph(graph::GraphCommand),
     #[command(subcommand)]
+    Trees(trees::TreesCommand),
+    #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Two-phase evaluation of a subject on question trees, and its reports.
     #[command(subcommand)]
@@ -77,6 +81,7 @@ pub fn main() -> ExitCode {
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
         Command::Graph(cmd) => graph::graph(cmd),
+        Command::Trees(cmd) => trees::trees(cmd),
         Command::Bench(cmd) => bench::bench(cmd),
         Command::Eval(cmd) => eval::eval(cmd),
         Command::Models(cmd) => models::models(cmd),

@@ -1,11 +1,24 @@
 //! Hierarchical question trees derived from the verified graph (DESIGN.md §3).
 //!
-//! Today: the tree model ([`schema`]), its JSONL exchange form ([`jsonl`]) and
-//! validation ([`validate`]). Generation from the graph comes with the graph stage.
+//! The tree model ([`schema`]), its JSONL exchange form ([`jsonl`]) and
+//! validation ([`validate`]); generation ([`generate`]) judges every answer
+//! against the graph ([`facts`]) and has it worded by a [`generate::QuestionWriter`]:
+//! the offline [`rules`] templates, or a model ([`model`]: schema, prompt and
+//! the parser of its output; the transport lives in the model layer).
+//! [`stats`] tabulates a tree set; [`synth`] makes graphs for the benchmark.
 
+pub mod facts;
+pub mod generate;
 pub mod jsonl;
+pub mod model;
+pub mod rules;
 pub mod schema;
+pub mod source;
+pub mod stats;
+pub mod synth;
 pub mod validate;
 
+#[cfg(test)]
+mod generate_tests;
 #[cfg(test)]
 mod tests;

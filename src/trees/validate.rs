@@ -338,10 +338,47 @@ impl Checker<'_> {
             for (what, text) in shown {
                 if let Some(id) = ids.iter().find(|id| text.contains(**id)) {
                     self.error(node, format!("graph id {id:?} leaks into the {what}"));
+                } else if let Some(id) = find_graph_id(text) {
+                    self.error(node, format!("graph id {id:?} leaks into the {what}"));
                 }
             }
         }
     }
+}
+
+/// The first graph-id-shaped string in `text`: a node kind of the graph
+/// schema (`character`, `object`, `location`, `event`, `mental_state`, or the
+/// short `ms`), a colon, and a slug character, at a word start
+/// (`event:e0053-000-lie`). Edge ids contain node ids, so they are caught too.
+pub fn find_graph_id(text: &str) -> Option<&str> {
+    use crate::graph::NodeKind;
+    let kinds = NodeKind::ALL.map(NodeKind::as_str);
+    let bytes = text.as_bytes();
+    for (at, _) in text.match_indices(':') {
+        let next = bytes.get(at + 1).copied().unwrap_or(b' ');
+        if !(next.is_ascii_lowercase() || next.is_ascii_digit()) {
+            continue;
+        }
+        for kind in kinds.iter().copied().chain(["ms"]) {
+            let Some(start) = at.checked_sub(kind.len()) else {
+                continue;
+            };
+            if text.get(start..at) != Some(kind) {
+                continue;
+            }
+            let boundary = start == 0 || {
+                let b = bytes[start - 1];
+                !(b.is_ascii_alphanumeric() || b == b'_')
+            };
+            if boundary {
+                let end = text[at + 1..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
+                    .map_or(text.len(), |k| at + 1 + k);
+                return Some(text[start..end].trim_end_matches(['.', '-', '_']));
+            }
+        }
+    }
+    None
 }
 
 /// The label of the option at `position` (0 → `A`, 25 → `Z`, 26 → `AA`).

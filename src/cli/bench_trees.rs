@@ -1,0 +1,108 @@
+//! `moviegraph bench trees`: tree generation over a synthetic 30-film corpus
+//! (rules backend), with the graph analysis alone as the in-run baseline.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use clap::Args;
+use moviegraph::graph::analysis::analyse;
+use moviegraph::trees::facts::Facts;
+use moviegraph::trees::generate::{generate, GenerateOptions};
+use moviegraph::trees::jsonl::write_trees;
+use moviegraph::trees::rules::RulesWriter;
+use moviegraph::trees::source::Source;
+use moviegraph::trees::synth::corpus;
+use moviegraph::trees::validate::{is_valid, validate};
+
+use super::{emit, Outcome};
+
+/// Options of `bench trees`.
+#[derive(Debug, Args)]
+pub struct BenchTreesArgs {
+    /// Films in the synthetic corpus.
+    #[arg(long, default_value_t = 30)]
+    films: usize,
+    /// Scenes per film (about eight events each; 40 ≈ a feature film).
+    #[arg(long, default_value_t = 40)]
+    scenes: usize,
+    /// Trees per film.
+    #[arg(long, default_value_t = 30)]
+    max_trees: usize,
+}
+
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// Runs the benchmark.
+pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<Outcome> {
+    let t = Instant::now();
+    let graphs = corpus(a.films, a.scenes);
+    let synth_s = t.elapsed().as_secs_f64();
+    let nodes: usize = graphs.iter().map(|g| g.nodes.len()).sum();
+    let edges: usize = graphs.iter().map(|g| g.edges.len()).sum();
+
+    let t = Instant::now();
+    let mut chains = 0;
+    for g in &graphs {
+        chains += analyse(g).chains.len();
+    }
+    let analyse_s = t.elapsed().as_secs_f64();
+
+    let opts = GenerateOptions {
+        max_trees: a.max_trees,
+        ..GenerateOptions::default()
+    };
+    let t = Instant::now();
+    let (mut trees, mut questions, mut invalid, mut bytes) = (0, 0, 0, 0);
+    for g in &graphs {
+        let facts = Facts::new(g);
+        let source = Source::from_evidence(g);
+        let out = generate(&facts, &analyse(g), &source, &RulesWriter, &opts);
+        for tree in &out.trees {
+            if !is_valid(&validate(tree)) {
+                invalid += 1;
+            }
+        }
+        trees += out.trees.len();
+        questions += out.trees.iter().map(|t| t.nodes.len()).sum::<usize>();
+        let mut buf = Vec::new();
+        write_trees(&mut buf, &out.trees)?;
+        bytes += buf.len();
+    }
+    let gen_s = t.elapsed().as_secs_f64();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "corpus: {} synthetic films, {nodes} nodes, {edges} edges (made in {synth_s:.3} s)",
+        a.films
+    );
+    let _ = writeln!(
+        out,
+        "baseline  graph analysis only:                 {analyse_s:>8.3} s ({chains} chains)"
+    );
+    let _ = writeln!(
+        out,
+        "trees     analysis + generate + validate + JSONL: {gen_s:>8.3} s ({trees} trees, {questions} questions, {invalid} invalid, {:.1} MB JSONL; {:.0} questions/s)",
+        bytes as f64 / 1e6,
+        questions as f64 / gen_s.max(1e-9)
+    );
+    let _ = writeln!(
+        out,
+        "goal: under 10 s → {}; peak memory (VmHWM): {}",
+        if gen_s < 10.0 { "met" } else { "missed" },
+        peak_rss_kb().map_or("unknown".into(), |kb| format!(
+            "{:.1} MB",
+            kb as f64 / 1024.0
+        ))
+    );
+    emit(&out)?;
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,537 @@
+//! What a question may claim, read off the verified graph: causal neighbours,
+//! ancestry, who holds what, story order; and [`Facts::classify`], the one
+//! judgement both the `rules` generator and the model-output verifier use to
+//! decide whether an option is a gold answer, a distractor wrong for a stated
+//! reason, or unusable (true in some other sense, so never offered).
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use crate::graph::{Attitude, EdgeKind, Graph, Node, NodeKind};
+
+use super::schema::DistractorReason;
+
+/// What a question asks about; node arguments are indices into [`Graph::nodes`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ask {
+    /// Which earlier event ultimately set `end` in motion (any causal ancestor).
+    Origin {
+        /// The chain's last node.
+        end: usize,
+    },
+    /// The direct cause of `target`.
+    Cause {
+        /// An event or mental state.
+        target: usize,
+    },
+    /// The direct effect of `source`.
+    Effect {
+        /// An event or mental state.
+        source: usize,
+    },
+    /// Which characters take part in an event.
+    Participants {
+        /// The event.
+        event: usize,
+    },
+    /// Who holds a mental state.
+    Holder {
+        /// The mental state.
+        state: usize,
+    },
+    /// Which of two moments comes first.
+    Order {
+        /// One moment.
+        a: usize,
+        /// The other.
+        b: usize,
+    },
+    /// Which state of mind a character has by the time of `moment`.
+    MindBefore {
+        /// The character.
+        character: usize,
+        /// The moment (an event or mental state) that fixes the time.
+        moment: usize,
+    },
+}
+
+/// What an option is, judged against the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// A right answer.
+    Gold,
+    /// Wrong, for this reason.
+    Wrong(DistractorReason),
+    /// Neither clearly right nor clearly wrong (e.g. an indirect cause): never offered.
+    Unusable,
+}
+
+/// An index over one graph for question building.
+#[derive(Debug)]
+pub struct Facts<'g> {
+    /// The graph.
+    pub graph: &'g Graph,
+    index: HashMap<&'g str, usize>,
+    causal_in: Vec<Vec<usize>>,
+    causal_out: Vec<Vec<usize>>,
+    participants: Vec<BTreeSet<usize>>,
+    /// Character node indices, by id.
+    pub characters: Vec<usize>,
+    /// Event and mental-state indices in story order.
+    pub moments: Vec<usize>,
+    /// Per character index: mental states held, in story order.
+    held: HashMap<usize, Vec<usize>>,
+    glosses: Vec<String>,
+    words: Vec<BTreeSet<String>>,
+    people: Vec<BTreeSet<usize>>,
+    up: RefCell<HashMap<usize, Rc<BTreeSet<usize>>>>,
+    down: RefCell<HashMap<usize, Rc<BTreeSet<usize>>>>,
+}
+
+/// Causal edge kinds a "reason" may follow (`prevents` is not a reason for what happened).
+fn is_causal(kind: EdgeKind) -> bool {
+    matches!(
+        kind,
+        EdgeKind::Causes | EdgeKind::Enables | EdgeKind::Motivates | EdgeKind::Triggers
+    )
+}
+
+impl<'g> Facts<'g> {
+    /// Indexes a graph.
+    pub fn new(graph: &'g Graph) -> Facts<'g> {
+        let n = graph.nodes.len();
+        let index: HashMap<&str, usize> = graph
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| (node.id.as_str(), i))
+            .collect();
+        let mut causal_in = vec![Vec::new(); n];
+        let mut causal_out = vec![Vec::new(); n];
+        let mut participants: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+        let mut held: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, node) in graph.nodes.iter().enumerate() {
+            for p in &node.participants {
+                if let Some(&c) = index.get(p.as_str()) {
+                    participants[i].insert(c);
+                }
+            }
+            if let Some(&c) = node.holder.as_deref().and_then(|h| index.get(h)) {
+                held.entry(c).or_default().push(i);
+            }
+        }
+        for edge in &graph.edges {
+            let (Some(&s), Some(&t)) = (
+                index.get(edge.source.as_str()),
+                index.get(edge.target.as_str()),
+            ) else {
+                continue;
+            };
+            if s == t {
+                continue;
+            }
+            if is_causal(edge.kind) {
+                causal_in[t].push(s);
+                causal_out[s].push(t);
+            } else if edge.kind == EdgeKind::ParticipatesIn {
+                participants[t].insert(s);
+            }
+        }
+        for list in causal_in.iter_mut().chain(causal_out.iter_mut()) {
+            list.sort_unstable();
+            list.dedup();
+        }
+        let mut characters: Vec<usize> = (0..n)
+            .filter(|&i| graph.nodes[i].kind == NodeKind::Character)
+            .collect();
+        characters.sort_by(|&a, &b| graph.nodes[a].id.cmp(&graph.nodes[b].id));
+        let mut moments: Vec<usize> = (0..n)
+            .filter(|&i| matches!(graph.nodes[i].kind, NodeKind::Event | NodeKind::MentalState))
+            .collect();
+        let order = |i: usize| (graph.nodes[i].order.unwrap_or(usize::MAX), i);
+        moments.sort_by_key(|&i| order(i));
+        for list in held.values_mut() {
+            list.sort_by_key(|&i| order(i));
+        }
+        let mut facts = Facts {
+            graph,
+            index,
+            causal_in,
+            causal_out,
+            participants,
+            characters,
+            moments,
+            held,
+            glosses: Vec::new(),
+            words: Vec::new(),
+            people: Vec::new(),
+            up: RefCell::default(),
+            down: RefCell::default(),
+        };
+        facts.people = (0..n).map(|i| facts.people_of(i)).collect();
+        facts.glosses = (0..n).map(|i| facts.make_gloss(i)).collect();
+        facts.words = facts.glosses.iter().map(|g| content_words(g)).collect();
+        facts
+    }
+
+    /// The node at an index.
+    pub fn node(&self, i: usize) -> &'g Node {
+        &self.graph.nodes[i]
+    }
+
+    /// The index of a node id.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    /// Story time of a node (unknown sorts last).
+    pub fn order(&self, i: usize) -> usize {
+        self.node(i).order.unwrap_or(usize::MAX)
+    }
+
+    /// Direct causes (causes, enables, motivates, triggers).
+    pub fn causes(&self, i: usize) -> &[usize] {
+        &self.causal_in[i]
+    }
+
+    /// Direct effects.
+    pub fn effects(&self, i: usize) -> &[usize] {
+        &self.causal_out[i]
+    }
+
+    /// Characters taking part in an event.
+    pub fn participants(&self, i: usize) -> &BTreeSet<usize> {
+        &self.participants[i]
+    }
+
+    /// Mental states a character holds, in story order.
+    pub fn held_by(&self, character: usize) -> &[usize] {
+        self.held.get(&character).map_or(&[], Vec::as_slice)
+    }
+
+    /// The holder of a mental state.
+    pub fn holder(&self, state: usize) -> Option<usize> {
+        self.node(state)
+            .holder
+            .as_deref()
+            .and_then(|h| self.index_of(h))
+    }
+
+    /// Every node with a causal path to `i`.
+    pub fn ancestors(&self, i: usize) -> Rc<BTreeSet<usize>> {
+        self.up
+            .borrow_mut()
+            .entry(i)
+            .or_insert_with(|| Rc::new(self.walk(i, &self.causal_in)))
+            .clone()
+    }
+
+    /// Every node `i` has a causal path to.
+    pub fn descendants(&self, i: usize) -> Rc<BTreeSet<usize>> {
+        self.down
+            .borrow_mut()
+            .entry(i)
+            .or_insert_with(|| Rc::new(self.walk(i, &self.causal_out)))
+            .clone()
+    }
+
+    fn walk(&self, start: usize, adj: &[Vec<usize>]) -> BTreeSet<usize> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![start];
+        while let Some(v) = stack.pop() {
+            for &w in &adj[v] {
+                if w != start && seen.insert(w) {
+                    stack.push(w);
+                }
+            }
+        }
+        seen
+    }
+
+    /// The characters a moment concerns: agent, participants, holder.
+    pub fn people(&self, i: usize) -> &BTreeSet<usize> {
+        &self.people[i]
+    }
+
+    fn people_of(&self, i: usize) -> BTreeSet<usize> {
+        let node = self.node(i);
+        let mut out = self.participants[i].clone();
+        for id in [node.agent.as_deref(), node.holder.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            out.extend(self.index_of(id));
+        }
+        out
+    }
+
+    /// A character's display name.
+    pub fn name(&self, character: usize) -> &'g str {
+        &self.node(character).name
+    }
+
+    /// How a node reads in a question or option: its name, gloss or quote;
+    /// never its id.
+    pub fn gloss(&self, i: usize) -> String {
+        self.glosses[i].clone()
+    }
+
+    fn make_gloss(&self, i: usize) -> String {
+        let node = self.node(i);
+        if node.kind != NodeKind::MentalState {
+            return node.name.trim().to_owned();
+        }
+        let holder = self.holder(i).map(|h| self.first_name(h)).unwrap_or("");
+        // A pretence shares its words with the lie it motivates; say what it is.
+        if node.attitude == Some(Attitude::Pretense) && !holder.is_empty() {
+            let target = node.target.as_deref().and_then(|t| self.index_of(t));
+            if let Some(t) = target.filter(|&t| self.node(t).kind == NodeKind::Character) {
+                return format!("{holder} means to deceive {}", self.first_name(t));
+            }
+        }
+        match node.name.split_once(": ") {
+            Some((who, rest)) if !holder.is_empty() && who == holder => {
+                if rest.starts_with(holder) {
+                    rest.trim().to_owned()
+                } else {
+                    format!(
+                        "{holder}'s {}: “{}”",
+                        attitude_noun(node.attitude),
+                        rest.trim()
+                    )
+                }
+            }
+            _ => node.name.trim().to_owned(),
+        }
+    }
+
+    /// A mental state with its holder left out ("thinks he got away with it"),
+    /// for asking who holds it; `None` when the wording cannot hide the holder.
+    pub fn without_holder(&self, state: usize) -> Option<String> {
+        let node = self.node(state);
+        let holder = self.first_name(self.holder(state)?);
+        let text = match node.name.split_once(": ") {
+            Some((who, rest)) if who == holder => rest,
+            _ => node.name.as_str(),
+        };
+        let rest = text.strip_prefix(holder)?.trim_start();
+        (!rest.is_empty() && !rest.contains(holder)).then(|| rest.to_owned())
+    }
+
+    /// A mental state's content without who holds it: the holder-free
+    /// wording, else the quoted words, else its name.
+    pub fn content(&self, state: usize) -> String {
+        if let Some(text) = self.without_holder(state) {
+            return text;
+        }
+        let node = self.node(state);
+        let holder = self.holder(state).map(|h| self.first_name(h)).unwrap_or("");
+        match node.name.split_once(": ") {
+            Some((who, rest)) if who == holder && !rest.contains(holder) => {
+                format!("“{}”", rest.trim().trim_matches(['“', '”']))
+            }
+            _ => node.name.trim().to_owned(),
+        }
+    }
+
+    /// The first quote of a node's evidence.
+    pub fn quote(&self, i: usize) -> Option<&'g str> {
+        self.node(i)
+            .evidence
+            .first()
+            .map(|e| e.quote.trim())
+            .filter(|q| !q.is_empty())
+    }
+
+    /// The first word of a character's name (`Mara` for `Mara Ellis`).
+    pub fn first_name(&self, character: usize) -> &'g str {
+        let name = self.name(character);
+        name.split_whitespace().next().unwrap_or(name)
+    }
+
+    /// Judges `option` (a node index) as an answer to `ask`.
+    pub fn classify(&self, ask: &Ask, option: usize) -> Verdict {
+        use DistractorReason as R;
+        use Verdict::*;
+        let kind = self.node(option).kind;
+        let moment = matches!(kind, NodeKind::Event | NodeKind::MentalState);
+        match *ask {
+            Ask::Origin { end } => {
+                if option == end || !moment {
+                    Unusable
+                } else if self.ancestors(end).contains(&option) {
+                    Gold
+                } else if self.descendants(end).contains(&option) {
+                    Wrong(R::EffectForCause)
+                } else if self.order(option) > self.order(end) {
+                    Wrong(R::LaterEvent)
+                } else if kind == NodeKind::Event {
+                    Wrong(R::NotTheCause)
+                } else {
+                    Unusable
+                }
+            }
+            Ask::Cause { target } => {
+                if option == target || !moment {
+                    return Unusable;
+                }
+                if self.causes(target).contains(&option) {
+                    return Gold;
+                }
+                if self.ancestors(target).contains(&option) {
+                    return Unusable;
+                }
+                if self.descendants(target).contains(&option) {
+                    return Wrong(R::EffectForCause);
+                }
+                if self.order(option) > self.order(target) {
+                    return Wrong(R::LaterEvent);
+                }
+                if kind == NodeKind::MentalState {
+                    let golds: BTreeSet<usize> = self
+                        .causes(target)
+                        .iter()
+                        .filter_map(|&c| self.holder(c))
+                        .collect();
+                    return match self.holder(option) {
+                        Some(h) if !golds.is_empty() && !golds.contains(&h) => {
+                            Wrong(R::OtherCharacter)
+                        }
+                        _ => Unusable,
+                    };
+                }
+                Wrong(R::NotTheCause)
+            }
+            Ask::Effect { source } => {
+                if option == source || !moment {
+                    return Unusable;
+                }
+                if self.effects(source).contains(&option) {
+                    return Gold;
+                }
+                if self.descendants(source).contains(&option) {
+                    return Unusable;
+                }
+                if self.ancestors(source).contains(&option) {
+                    return Wrong(R::EffectForCause);
+                }
+                if kind == NodeKind::Event {
+                    Wrong(R::NotTheCause)
+                } else {
+                    Unusable
+                }
+            }
+            Ask::Participants { event } => {
+                if kind != NodeKind::Character {
+                    Unusable
+                } else if self.people(event).contains(&option) {
+                    Gold
+                } else {
+                    Wrong(R::OtherCharacter)
+                }
+            }
+            Ask::Holder { state } => {
+                if kind != NodeKind::Character {
+                    Unusable
+                } else if self.holder(state) == Some(option) {
+                    Gold
+                } else if self.same_content_held(state, option) {
+                    Unusable
+                } else {
+                    Wrong(R::OtherCharacter)
+                }
+            }
+            Ask::Order { a, b } => {
+                if option != a && option != b || self.order(a) == self.order(b) {
+                    return Unusable;
+                }
+                let first = if self.order(a) < self.order(b) { a } else { b };
+                if option == first {
+                    Gold
+                } else {
+                    Wrong(R::LaterEvent)
+                }
+            }
+            Ask::MindBefore { character, moment } => {
+                if kind != NodeKind::MentalState {
+                    return Unusable;
+                }
+                match self.holder(option) {
+                    Some(h) if h == character => {
+                        if self.order(option) <= self.order(moment) {
+                            Gold
+                        } else {
+                            Wrong(R::LaterEvent)
+                        }
+                    }
+                    Some(_) => Wrong(R::OtherCharacter),
+                    None => Unusable,
+                }
+            }
+        }
+    }
+
+    /// Whether `character` also holds a state with the same wording as `state`.
+    fn same_content_held(&self, state: usize, character: usize) -> bool {
+        let words = &self.words[state];
+        self.held_by(character)
+            .iter()
+            .any(|&s| overlap(words, &self.words[s]) >= 0.6)
+    }
+
+    /// The nodes an ask's options are drawn from.
+    pub fn pool(&self, ask: &Ask) -> Vec<usize> {
+        match ask {
+            Ask::Participants { .. } | Ask::Holder { .. } => self.characters.clone(),
+            Ask::Order { a, b } => vec![*a, *b],
+            _ => self.moments.clone(),
+        }
+    }
+
+    /// Whether a made-up motive for `character` would contradict a mental state
+    /// the graph gives them (then it may not serve as an unsupported motive).
+    pub fn motive_supported(&self, character: usize, motive: &str) -> bool {
+        let words = content_words(motive);
+        self.held_by(character)
+            .iter()
+            .any(|&s| overlap(&words, &self.words[s]) >= 0.34)
+    }
+}
+
+/// The noun for an attitude ("belief", "fear"…).
+pub fn attitude_noun(attitude: Option<Attitude>) -> &'static str {
+    match attitude {
+        Some(Attitude::Belief) => "belief",
+        Some(Attitude::Knowledge) => "knowledge",
+        Some(Attitude::Desire) => "wish",
+        Some(Attitude::Intention) => "intention",
+        Some(Attitude::Emotion) => "feeling",
+        Some(Attitude::Suspicion) => "suspicion",
+        Some(Attitude::Pretense) => "pretence",
+        Some(Attitude::SocialGoal) => "aim",
+        None => "state of mind",
+    }
+}
+
+const STOP: &[&str] = &[
+    "the", "a", "an", "to", "of", "and", "or", "in", "on", "at", "for", "with", "is", "was", "be",
+    "he", "she", "it", "i", "you", "his", "her", "him", "that", "this", "my", "me", "we", "they",
+    "not", "do", "did", "has", "had", "have", "as", "by", "from", "so", "but",
+];
+
+/// Lowercase content words of a text (stop words and one-letter words dropped).
+pub fn content_words(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| w.len() > 1 && !STOP.contains(&w.as_str()))
+        .collect()
+}
+
+/// Share of `a`'s words found in `b` (0 when `a` is empty).
+pub fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() {
+        return 0.0;
+    }
+    a.intersection(b).count() as f64 / a.len() as f64
+}

@@ -1,0 +1,312 @@
+//! The verifier against hand-written model outputs, the id detector, and the
+//! option shuffle, on a small hand-made graph.
+
+use crate::graph::{Act, Attitude, Edge, EdgeKind, Graph, Node, NodeKind};
+
+use super::facts::{Ask, Facts, Verdict};
+use super::generate::{seed_of, shuffle, verify, Candidate, Spec};
+use super::model::{output_schema, parse_output, prompt, MAX_LENGTH_RATIO};
+use super::schema::{DistractorReason as R, Format};
+use super::validate::find_graph_id;
+
+fn event(id: &str, name: &str, agent: &str, order: usize) -> Node {
+    let mut n = Node::new(id, NodeKind::Event, name);
+    n.agent = Some(agent.into());
+    n.participants = vec![agent.into()];
+    n.act = Some(Act::Action);
+    n.order = Some(order);
+    n.scene = Some(0);
+    n
+}
+
+/// Quinton lies to Mara (e1) → Mara believes the key is gone (m1) → she keeps
+/// the ring in the safe (e3). Teo leaves earlier (e0, unrelated); June sells a
+/// watch later (e5, unrelated); June is uneasy (m2).
+fn graph() -> Graph {
+    let mut nodes = vec![
+        Node::new("character:mara", NodeKind::Character, "Mara Ellis"),
+        Node::new("character:quinton", NodeKind::Character, "Quinton Ellis"),
+        Node::new("character:june", NodeKind::Character, "June Okafor"),
+        event("event:e0", "Teo leaves the cabin", "character:june", 5),
+        event(
+            "event:e1",
+            "Quinton lies to Mara about the splash",
+            "character:quinton",
+            10,
+        ),
+        event(
+            "event:e3",
+            "Mara keeps the ring in the safe",
+            "character:mara",
+            30,
+        ),
+        event(
+            "event:e5",
+            "June sells a watch to a tourist",
+            "character:june",
+            40,
+        ),
+    ];
+    let mut m1 = Node::new(
+        "mental_state:m1",
+        NodeKind::MentalState,
+        "Mara: Mara believes the key is gone",
+    );
+    m1.attitude = Some(Attitude::Belief);
+    m1.holder = Some("character:mara".into());
+    m1.order = Some(11);
+    let mut m2 = Node::new(
+        "mental_state:m2",
+        NodeKind::MentalState,
+        "June: June feels uneasy",
+    );
+    m2.attitude = Some(Attitude::Emotion);
+    m2.holder = Some("character:june".into());
+    m2.order = Some(8);
+    nodes.push(m1);
+    nodes.push(m2);
+    nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    let edges = vec![
+        Edge::new(EdgeKind::Triggers, "event:e1", "mental_state:m1"),
+        Edge::new(EdgeKind::Motivates, "mental_state:m1", "event:e3"),
+        Edge::new(EdgeKind::Holds, "character:mara", "mental_state:m1"),
+        Edge::new(EdgeKind::Holds, "character:june", "mental_state:m2"),
+    ];
+    Graph {
+        film: "t".into(),
+        nodes,
+        edges,
+    }
+}
+
+fn cand(f: &Facts<'_>, id: &str, verdict: Verdict) -> Candidate {
+    let i = f.index_of(id).unwrap();
+    Candidate {
+        node: Some(i),
+        character: None,
+        text: f.gloss(i),
+        verdict,
+    }
+}
+
+/// Why does Mara believe the key is gone? O1 the lie (gold), O2 Teo leaving
+/// (not the cause), O3 keeping the ring (the effect), O4 June's sale (later).
+fn spec(f: &Facts<'_>) -> Spec {
+    Spec {
+        ask: Ask::Cause {
+            target: f.index_of("mental_state:m1").unwrap(),
+        },
+        format: Format::Single,
+        candidates: vec![
+            cand(f, "event:e1", Verdict::Gold),
+            cand(f, "event:e0", Verdict::Wrong(R::NotTheCause)),
+            cand(f, "event:e3", Verdict::Wrong(R::EffectForCause)),
+            cand(f, "event:e5", Verdict::Wrong(R::LaterEvent)),
+        ],
+    }
+}
+
+const GOOD: &str = r#"{"question": "Why is Mara sure the key is gone for good?",
+ "reference": null,
+ "options": [
+  {"handle": "O1", "text": "Quinton lied to her about the splash", "correct": true, "reason": null},
+  {"handle": "O2", "text": "Teo left the cabin in a hurry", "correct": false, "reason": "not_the_cause"},
+  {"handle": "O3", "text": "She kept the ring in the safe", "correct": false, "reason": "effect_for_cause"},
+  {"handle": "O4", "text": "June sold a watch to a tourist", "correct": false, "reason": "later_event"}]}"#;
+
+fn check(output: &str) -> Result<(), String> {
+    let g = graph();
+    let f = Facts::new(&g);
+    let s = spec(&f);
+    let w = parse_output(&s, output)?;
+    verify(&f, &s, &w, Some(MAX_LENGTH_RATIO))
+}
+
+#[test]
+fn the_graph_judges_each_answer() {
+    let g = graph();
+    let f = Facts::new(&g);
+    let ask = spec(&f).ask;
+    let at = |id| f.classify(&ask, f.index_of(id).unwrap());
+    assert_eq!(at("event:e1"), Verdict::Gold);
+    assert_eq!(at("event:e0"), Verdict::Wrong(R::NotTheCause));
+    assert_eq!(at("event:e3"), Verdict::Wrong(R::EffectForCause));
+    assert_eq!(at("event:e5"), Verdict::Wrong(R::LaterEvent));
+    let holder = Ask::Holder {
+        state: f.index_of("mental_state:m1").unwrap(),
+    };
+    assert_eq!(
+        f.classify(&holder, f.index_of("character:mara").unwrap()),
+        Verdict::Gold
+    );
+    assert_eq!(
+        f.classify(&holder, f.index_of("character:june").unwrap()),
+        Verdict::Wrong(R::OtherCharacter)
+    );
+}
+
+#[test]
+fn a_faithful_model_output_passes() {
+    assert_eq!(check(GOOD), Ok(()));
+}
+
+#[test]
+fn a_distractor_marked_correct_is_rejected() {
+    let bad = GOOD.replace(
+        r#""O2", "text": "Teo left the cabin in a hurry", "correct": false, "reason": "not_the_cause""#,
+        r#""O2", "text": "Teo left the cabin in a hurry", "correct": true, "reason": null"#,
+    );
+    let err = check(&bad).unwrap_err();
+    assert!(
+        err.contains("is marked correct but the graph says wrong (not_the_cause)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_wrong_reason_is_rejected() {
+    let bad = GOOD.replace(
+        r#""reason": "later_event""#,
+        r#""reason": "other_character""#,
+    );
+    let err = check(&bad).unwrap_err();
+    assert!(
+        err.contains("marked wrong (other_character) but the graph says wrong (later_event)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_option_reworded_into_another_answer_is_rejected() {
+    // O2's handle, but the words of the effect (O3): a distractor that is really true-ish.
+    let bad = GOOD.replace(
+        "Teo left the cabin in a hurry",
+        "Mara keeps the ring in the safe",
+    );
+    let err = check(&bad).unwrap_err();
+    assert!(
+        err.contains("reads more like answer 3 than its own"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_graph_id_in_the_question_is_rejected() {
+    let bad = GOOD.replace("Why is Mara sure", "Why is character:mara sure");
+    let err = check(&bad).unwrap_err();
+    assert!(
+        err.contains("contains the graph id \"character:mara\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_dropped_or_unknown_handle_is_rejected() {
+    let v: serde_json::Value = serde_json::from_str(GOOD).unwrap();
+    let mut dropped = v.clone();
+    dropped["options"].as_array_mut().unwrap().pop();
+    let err = check(&dropped.to_string()).unwrap_err();
+    assert_eq!(err, "answer 4 is missing");
+    let unknown = GOOD.replace("\"O4\"", "\"O9\"");
+    assert_eq!(check(&unknown).unwrap_err(), "unknown handle \"O9\"");
+    let extra = GOOD.replace("\"reference\": null", "\"reference\": null, \"note\": 1");
+    assert!(check(&extra)
+        .unwrap_err()
+        .starts_with("not the schema's JSON"));
+}
+
+#[test]
+fn a_correct_option_that_gives_itself_away_by_length_is_rejected() {
+    let bad = GOOD.replace(
+        "Quinton lied to her about the splash",
+        "Quinton lied to her about the splash, looking her in the eye at the counter the morning after the funeral",
+    );
+    let err = check(&bad).unwrap_err();
+    assert!(err.contains("as long as the distractors"), "{err}");
+}
+
+#[test]
+fn a_spec_the_graph_does_not_back_is_rejected() {
+    let g = graph();
+    let f = Facts::new(&g);
+    let mut s = spec(&f);
+    // Claim Teo leaving caused the belief: the graph has no such edge.
+    s.candidates[1].verdict = Verdict::Gold;
+    s.format = Format::Multi;
+    let good = GOOD.replace(
+        r#""correct": false, "reason": "not_the_cause""#,
+        r#""correct": true, "reason": null"#,
+    );
+    let w = parse_output(&s, &good).unwrap();
+    let err = verify(&f, &s, &w, None).unwrap_err();
+    assert!(
+        err.contains("does not check out against the graph"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_made_up_motive_must_not_match_what_the_character_holds() {
+    let g = graph();
+    let f = Facts::new(&g);
+    let mara = f.index_of("character:mara").unwrap();
+    assert!(f.motive_supported(mara, "Mara believes the key is gone for ever"));
+    assert!(!f.motive_supported(mara, "Mara wanted revenge on June"));
+}
+
+#[test]
+fn the_prompt_names_answers_by_handle_never_by_id() {
+    let g = graph();
+    let f = Facts::new(&g);
+    let p = prompt(&f, &spec(&f), "MARA\nSo there's one key in the world.");
+    assert_eq!(find_graph_id(&p), None, "{p}");
+    for h in [
+        "O1:",
+        "O2:",
+        "O3:",
+        "O4:",
+        "CORRECT",
+        "WRONG (later_event)",
+        "one key in the world",
+    ] {
+        assert!(p.contains(h), "{h}: {p}");
+    }
+    let schema = output_schema();
+    assert_eq!(
+        schema["required"],
+        serde_json::json!(["question", "options", "reference"])
+    );
+}
+
+#[test]
+fn graph_ids_are_found_by_shape() {
+    assert_eq!(
+        find_graph_id("see event:e0053-000-lie."),
+        Some("event:e0053-000-lie")
+    );
+    assert_eq!(
+        find_graph_id("(mental_state:e0026-046-belief)"),
+        Some("mental_state:e0026-046-belief")
+    );
+    assert_eq!(find_graph_id("ms:mara-believes"), Some("ms:mara-believes"));
+    assert_eq!(find_graph_id("causes:event:a->event:b"), Some("event:a"));
+    assert_eq!(find_graph_id("Event: the key. Note:  object: none"), None);
+    assert_eq!(find_graph_id("subject:x, nonevent:x, “Óbject:x”"), None);
+}
+
+#[test]
+fn the_shuffle_balances_answer_positions() {
+    let mut at = [0usize; 3];
+    for k in 0..3000 {
+        let mut v = [0, 1, 2];
+        shuffle(&mut v, seed_of(0, "film/t01", &format!("n{k}")));
+        at[v.iter().position(|&x| x == 0).unwrap()] += 1;
+    }
+    for c in at {
+        assert!((850..=1150).contains(&c), "{at:?}");
+    }
+    let (mut a, mut b) = ([1, 2, 3, 4], [1, 2, 3, 4]);
+    shuffle(&mut a, 7);
+    shuffle(&mut b, 7);
+    assert_eq!(a, b);
+}

@@ -1,0 +1,258 @@
+//! Question trees on the sample film with the `rules` backend: enough valid
+//! depth-3 trees in every format and several categories, gold answers that
+//! match the story by name, a byte-identical committed tree file, and
+//! `trees validate` rejecting a corrupted file with precise messages.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use moviegraph::trees::jsonl::{read_trees, save_trees};
+use moviegraph::trees::schema::{Format, Node, Tree};
+use moviegraph::trees::validate::{is_valid, validate};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn moviegraph(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("MOVIEGRAPH_STORE")
+        .output()
+        .expect("run moviegraph")
+}
+
+/// Builds the sample graph into a fresh store and generates its trees into `out`.
+fn generate_into(dir: &Path) -> PathBuf {
+    let store = dir.join("ws.db");
+    let out = dir.join("trees");
+    let s = store.to_str().unwrap();
+    let b = moviegraph(&["graph", "build", "screenplays/the-second-key", "--store", s]);
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    let g = moviegraph(&[
+        "trees",
+        "generate",
+        "screenplays/the-second-key",
+        "--store",
+        s,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        g.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&g.stdout),
+        String::from_utf8_lossy(&g.stderr)
+    );
+    out.join("the-second-key.jsonl")
+}
+
+fn gold(node: &Node) -> Vec<String> {
+    match node.format {
+        Format::Open => node.reference.iter().cloned().collect(),
+        _ => node
+            .options
+            .iter()
+            .filter(|o| o.correct)
+            .map(|o| o.text.clone())
+            .collect(),
+    }
+}
+
+fn find<'a>(trees: &'a [Tree], question: &str) -> Vec<&'a Node> {
+    trees
+        .iter()
+        .flat_map(|t| &t.nodes)
+        .filter(|n| n.question.contains(question))
+        .collect()
+}
+
+#[test]
+fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generate_into(dir.path());
+    let trees = read_trees(&path).unwrap();
+    let deep: Vec<&Tree> = trees
+        .iter()
+        .filter(|t| is_valid(&validate(t)) && t.max_depth() == 3)
+        .collect();
+    assert!(deep.len() >= 20, "{} valid depth-3 trees", deep.len());
+    for f in [Format::Single, Format::Multi, Format::Open] {
+        assert!(
+            trees.iter().flat_map(|t| &t.nodes).any(|n| n.format == f),
+            "no {f:?} question"
+        );
+    }
+    let categories: std::collections::BTreeSet<&str> = trees
+        .iter()
+        .flat_map(|t| &t.nodes)
+        .map(|n| n.category.level1.as_str())
+        .collect();
+    assert!(categories.len() >= 4, "{categories:?}");
+    // Every option of a choice node above the last level leads somewhere,
+    // distractors included (phase 2 asks them as counterfactuals).
+    let (mut with, mut total) = (0, 0);
+    for n in trees.iter().flat_map(|t| &t.nodes).filter(|n| n.depth < 3) {
+        for o in &n.options {
+            total += 1;
+            with += usize::from(o.child.is_some());
+        }
+    }
+    assert!(
+        with * 10 >= total * 9,
+        "{with} of {total} options have a follow-up"
+    );
+}
+
+#[test]
+fn gold_answers_follow_the_story() {
+    let trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
+    // Scene 2: Mara believes the key was thrown away because Quinton lied to her.
+    let why = find(
+        &trees,
+        "Why does Mara come to this belief: Mara believes him",
+    );
+    assert!(!why.is_empty());
+    for n in why {
+        assert!(
+            gold(n).iter().any(|g| g.contains("I remember the splash")),
+            "{:?}",
+            gold(n)
+        );
+    }
+    // Scene 1: Quinton thinks he got away with it because of his lie to Teo.
+    let teo = find(
+        &trees,
+        "Why does Quinton come to this belief: Quinton thinks he got away with it",
+    );
+    assert!(!teo.is_empty());
+    for n in teo {
+        assert!(
+            gold(n).iter().any(|g| g.contains("Quinton lies to Teo")),
+            "{:?}",
+            gold(n)
+        );
+    }
+    // Hollis's threat sets Quinton's plan in motion: he tells June about Hollis.
+    let threat = find(&trees, "What did this lead to: Hollis threatens Quinton");
+    assert!(!threat.is_empty());
+    for n in threat {
+        assert!(
+            gold(n).iter().any(|g| g.contains("Quinton tells June")),
+            "{:?}",
+            gold(n)
+        );
+    }
+    // Who feels bitter about the boat and the shop: Mara.
+    let bitter = find(&trees, "Who feels bitter");
+    assert!(!bitter.is_empty());
+    for n in bitter {
+        assert_eq!(gold(n), vec!["Mara Ellis".to_string()]);
+    }
+}
+
+#[test]
+fn the_committed_tree_file_is_regenerated_byte_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = std::fs::read(generate_into(dir.path())).unwrap();
+    let committed = std::fs::read(root().join("trees/the-second-key.jsonl")).unwrap();
+    assert!(
+        fresh == committed,
+        "trees/the-second-key.jsonl is stale: rerun `moviegraph trees generate screenplays/the-second-key`"
+    );
+}
+
+#[test]
+fn validate_rejects_a_corrupted_file_with_precise_messages() {
+    let mut trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
+    trees.truncate(3);
+    // Tree 1: a single-choice node with two correct options.
+    let t = &mut trees[0];
+    let single = t
+        .nodes
+        .iter_mut()
+        .find(|n| n.format == Format::Single)
+        .expect("a single-choice node");
+    let single_id = single.id.clone();
+    for o in &mut single.options {
+        o.correct = true;
+    }
+    let t0 = t.id.clone();
+    // Tree 2: a follow-up whose trigger option does not exist.
+    let t = &mut trees[1];
+    let child = t.nodes.iter_mut().find(|n| n.depth == 2).unwrap();
+    let child_id = child.id.clone();
+    child.trigger = Some(moviegraph::trees::schema::Trigger::Option { label: "Q".into() });
+    let t1 = t.id.clone();
+    // Tree 3: a graph id in a question.
+    let t = &mut trees[2];
+    t.nodes[0].question = "Why does character:mara keep the key?".into();
+    let t2 = t.id.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    save_trees(&bad, &trees).unwrap();
+    let out = moviegraph(&["trees", "validate", bad.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "error: tree {t0}, node {single_id}: a single-choice question needs exactly one correct option, it has 3"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("error: tree {t1}, node {child_id}: trigger option \"Q\" does not exist in parent \"n1\"")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "error: tree {t2}, node n1: graph id \"character:mara\" leaks into the question"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("3 trees checked: 0 valid, 3 invalid"),
+        "{text}"
+    );
+    // A file that is not trees at all is an error (exit 2) naming file and line.
+    std::fs::write(&bad, "{\"id\": 3}\n").unwrap();
+    let out = moviegraph(&["trees", "validate", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:1:"));
+}
+
+#[test]
+fn stats_and_import_read_the_committed_file() {
+    let path = root().join("trees/the-second-key.jsonl");
+    let out = moviegraph(&["trees", "stats", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for want in [
+        "by depth",
+        "by format",
+        "by type",
+        "by category",
+        "answer position",
+        "option length",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = moviegraph(&[
+        "trees",
+        "import",
+        path.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("the-second-key.jsonl")).unwrap(),
+        std::fs::read(&path).unwrap()
+    );
+}
