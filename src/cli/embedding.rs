@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use moviegraph::embed::model_dir::{resolve_minilm, MINILM_DIR_ENV};
-use moviegraph::embed::{Embedder, HashedNgramEmbedder, MiniLmEmbedder, SETUP_COMMAND};
+use moviegraph::embed::{
+    Embedder, HashedNgramEmbedder, MiniLmEmbedder, RemoteEmbedder, SETUP_COMMAND,
+};
 
 /// Which embedder to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -17,6 +19,9 @@ pub enum EmbedderChoice {
     Minilm,
     /// The hashed character-n-gram embedding (offline baseline, no model files).
     Hashed,
+    /// The `embedder` role of moviegraph.toml: an OpenAI-compatible
+    /// `/v1/embeddings` endpoint, called through the model layer (retries, cache).
+    Model,
 }
 
 /// Embedder flags.
@@ -31,6 +36,53 @@ pub struct EmbedderArgs {
     /// ~/.cache/moviegraph/models/all-MiniLM-L6-v2 (scripts/setup-models).
     #[arg(long, value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
+    /// With `--embedder model`: the model configuration (default ./moviegraph.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// With `--embedder model`: a model of the configuration to use instead of
+    /// its `embedder` role.
+    #[arg(long, value_name = "NAME")]
+    pub embedding_model: Option<String>,
+}
+
+/// The configured embedding model as an [`Embedder`]. A model on the `rules`
+/// backend has no vectors to give, so it maps to the hashed baseline (said on stderr).
+fn load_remote(args: &EmbedderArgs) -> anyhow::Result<Box<dyn Embedder>> {
+    use moviegraph::llm::{BackendKind, Config, Llm, LlmOptions, Role, RoleOverrides};
+    use moviegraph::store::Store;
+    use std::sync::{Arc, Mutex};
+
+    let mut overrides = RoleOverrides::default();
+    if let Some(name) = &args.embedding_model {
+        overrides.roles.push((Role::Embedder, vec![name.clone()]));
+    }
+    let config = Config::load(args.config.as_deref(), &overrides)?;
+    let name = config
+        .role(Role::Embedder)
+        .first()
+        .cloned()
+        .context("the configuration names no embedder model")?;
+    let backend = config.models.get(&name).map(|m| m.backend);
+    if backend == Some(BackendKind::Rules) {
+        eprintln!(
+            "note: the embedder role ({name}) is on the offline rules backend; using the hashed \
+             character-n-gram embedding, an offline baseline"
+        );
+        return Ok(Box::new(HashedNgramEmbedder));
+    }
+    // Vectors are cached by the aligner's store (CachedEmbedder); the client's
+    // own response cache lives only for this process.
+    let store = Store::open_in_memory()?;
+    let llm = Llm::new(
+        config,
+        Arc::new(Mutex::new(store)),
+        LlmOptions {
+            run_label: "align embeddings".into(),
+            ..LlmOptions::default()
+        },
+    )?;
+    let handle = llm.model(&name, Role::Embedder.name())?;
+    Ok(Box::new(RemoteEmbedder::new(handle)?))
 }
 
 /// Loads MiniLM from the resolved folder, set up to run one batch per core.
@@ -65,6 +117,7 @@ pub fn choose(args: &EmbedderArgs) -> anyhow::Result<Box<dyn Embedder>> {
     match args.embedder {
         EmbedderChoice::Hashed => Ok(Box::new(HashedNgramEmbedder)),
         EmbedderChoice::Minilm => Ok(Box::new(load_minilm(args)?)),
+        EmbedderChoice::Model => load_remote(args),
         EmbedderChoice::Auto => {
             let found = resolve_minilm(args.model_dir.as_deref()).filter(|(dir, _)| {
                 moviegraph::embed::MINILM_FILES

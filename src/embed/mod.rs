@@ -11,19 +11,21 @@
 //!   hashed character 3–5-grams.
 //! - [`CachedEmbedder`] wraps any embedder with the store's embedding cache.
 //!
-//! A remote embedder (an OpenAI-compatible `/v1/embeddings` client) implements
-//! the same trait: one batch call returning `Result`.
+//! - [`RemoteEmbedder`] asks an OpenAI-compatible `/v1/embeddings` endpoint
+//!   through the model layer (`crate::llm`: retries, cache, accounting).
 
 mod cached;
 mod hashed;
 mod minilm;
 pub mod model_dir;
+mod remote;
 
 use std::path::PathBuf;
 
 pub use cached::CachedEmbedder;
 pub use hashed::{HashedNgramEmbedder, HASH_DIMS};
 pub use minilm::{MiniLmEmbedder, MINILM_DIMS, MINILM_FILES, MINILM_MAX_TOKENS};
+pub use remote::RemoteEmbedder;
 
 /// The command that installs the local model files.
 pub const SETUP_COMMAND: &str = "scripts/setup-models --only minilm";
