@@ -752,4 +752,3 @@ fn time_cpu(min: Duration, mut f: impl FnMut()) -> (Duration, Option<Duration>) 
     let cpu = (cpus.len() == walls.len()).then(|| cpus[cpus.len() / 2]);
     (walls[walls.len() / 2], cpu)
 }
-

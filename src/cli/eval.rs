@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use moviegraph::eval::metrics::{compute, BootstrapSettings};
-use moviegraph::eval::protocol::{load_run, run_stored};
+use moviegraph::eval::protocol::{load_run, run_stored_with, RunEvent, RunOptions};
 use moviegraph::eval::report;
 use moviegraph::eval::score::NO_JUDGE_LABEL;
 use moviegraph::eval::subject::{baseline, fnv1a, BASELINES};
@@ -66,6 +67,10 @@ pub struct EvalRunArgs {
     /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
     #[arg(long)]
     store: Option<PathBuf>,
+    /// Trees walked at once (each tree is its own conversation; the answers and
+    /// reports are those of a one-at-a-time run).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: u64,
 }
 
 /// Output forms of `eval report`.
@@ -104,14 +109,14 @@ pub struct EvalReportArgs {
 }
 
 /// Runs the selected eval command.
-pub fn eval(cmd: EvalCommand) -> anyhow::Result<Outcome> {
+pub fn eval(cmd: EvalCommand, quiet: bool) -> anyhow::Result<Outcome> {
     match cmd {
-        EvalCommand::Run(args) => eval_run(args),
+        EvalCommand::Run(args) => eval_run(args, quiet),
         EvalCommand::Report(args) => eval_report(args),
     }
 }
 
-fn eval_run(args: EvalRunArgs) -> anyhow::Result<Outcome> {
+fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let Some(subject) = baseline(&args.subject, args.seed) else {
         bail!(
             "subject {:?}: model subjects run through the model layer, which this build does not \
@@ -178,21 +183,34 @@ fn eval_run(args: EvalRunArgs) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .context("starting the async runtime")?;
+    let bars = Bars::new(&trees, quiet);
     let done = runtime
-        .block_on(run_stored(
+        .block_on(run_stored_with(
             &store,
             &run,
             &trees,
             subject.as_ref(),
             None,
-            &mut |tree, progress| {
-                tracing::info!(
-                    "tree {}/{total} {}: {} answers so far, {} asked now",
-                    progress.trees,
-                    tree.id,
-                    progress.answers,
-                    progress.asked
-                );
+            RunOptions {
+                jobs: args.jobs as usize,
+            },
+            &|event| match event {
+                RunEvent::Answered { .. } => bars.questions.inc(1),
+                RunEvent::TreeDone {
+                    tree,
+                    replayed,
+                    done,
+                } => {
+                    bars.questions.inc(replayed as u64);
+                    bars.trees.inc(1);
+                    tracing::info!(
+                        "tree {}/{total} {}: {} answers so far, {} asked now",
+                        done.trees,
+                        tree.id,
+                        done.answers,
+                        done.asked
+                    );
+                }
             },
         ))
         .with_context(|| {
@@ -200,6 +218,7 @@ fn eval_run(args: EvalRunArgs) -> anyhow::Result<Outcome> {
                 "run {id} stopped; its answers so far are stored, rerun the same command to resume"
             )
         })?;
+    bars.finish();
     emit(&format!(
         "run {id}: {} trees, {} answers ({} asked now, {} from an earlier start), store {}\n",
         done.trees,
@@ -209,6 +228,49 @@ fn eval_run(args: EvalRunArgs) -> anyhow::Result<Outcome> {
         store_path.display()
     ))?;
     Ok(Outcome::Success)
+}
+
+/// Progress bars on stderr: trees and questions done, rate and ETA. Hidden when stderr
+/// is not a terminal (indicatif's own check) or with `-q`.
+struct Bars {
+    _multi: MultiProgress,
+    trees: ProgressBar,
+    questions: ProgressBar,
+}
+
+impl Bars {
+    fn new(trees: &[Tree], quiet: bool) -> Bars {
+        let target = if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let multi = MultiProgress::with_draw_target(target);
+        let style = |unit: &str| {
+            ProgressStyle::with_template(&format!(
+                "{{prefix:>9}} [{{bar:30}}] {{pos}}/{{len}} {unit} {{per_sec}} ETA {{eta}}"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ")
+        };
+        let add = |len: usize, prefix: &'static str, unit: &str| {
+            let bar = multi.add(ProgressBar::new(len as u64));
+            bar.set_style(style(unit));
+            bar.set_prefix(prefix);
+            bar
+        };
+        let questions: usize = trees.iter().map(|t| t.nodes.len()).sum();
+        Bars {
+            trees: add(trees.len(), "trees", "trees"),
+            questions: add(questions, "questions", "answers"),
+            _multi: multi,
+        }
+    }
+
+    fn finish(&self) {
+        self.trees.finish_and_clear();
+        self.questions.finish_and_clear();
+    }
 }
 
 fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {

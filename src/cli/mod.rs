@@ -2,8 +2,8 @@
 
 mod align;
 mod bench;
-mod eval;
 mod bench_graph;
+mod eval;
 mod graph;
 mod parse;
 mod run;
@@ -65,7 +65,7 @@ pub fn main() -> ExitCode {
         Command::Align(args) => align::align_cmd(args),
         Command::Graph(cmd) => graph::graph(cmd),
         Command::Bench(cmd) => bench::bench(cmd),
-        Command::Eval(cmd) => eval::eval(cmd),
+        Command::Eval(cmd) => eval::eval(cmd, cli.quiet),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

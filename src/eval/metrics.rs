@@ -117,7 +117,7 @@ pub struct RunMetrics {
     pub distractors: Vec<(String, usize)>,
 }
 
-const SECTIONS: [&str; 10] = [
+const SECTIONS: [&str; 11] = [
     "all",
     "phase",
     "format",
@@ -126,6 +126,7 @@ const SECTIONS: [&str; 10] = [
     "category",
     "film",
     "group_level",
+    "transition",
     "ccf",
     "tree",
 ];
@@ -391,6 +392,16 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
         t.1 += c.first;
         t.2 += c.second;
     }
+    // Group-level cells by level, for the individual-vs-group transition gap.
+    let levels: Vec<(u8, usize)> = cells
+        .iter()
+        .enumerate()
+        .filter_map(|(i, key)| match key {
+            CellKey::Group(level) => Some((*level, i)),
+            _ => None,
+        })
+        .collect();
+    let mut gap_samples: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     let mut samples_first: Vec<Vec<f64>> = vec![Vec::with_capacity(bootstrap.resamples); n_cells];
     let mut samples_second: Vec<Vec<f64>> = vec![Vec::with_capacity(bootstrap.resamples); n_cells];
     if !spans.is_empty() {
@@ -423,6 +434,10 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
                     samples_second[i].push(a.2 / a.0 as f64);
                 }
             }
+            if let Some((first, second)) = transition_gap(&levels, &acc) {
+                gap_samples.0.push(first);
+                gap_samples.1.push(second);
+            }
         }
     }
 
@@ -450,6 +465,18 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
             }
         })
         .collect();
+    if let Some((first, second)) = transition_gap(&levels, &total) {
+        let n: u64 = levels.iter().map(|&(_, i)| total[i].0).sum();
+        figures.push(Figure {
+            section: "transition",
+            key: TRANSITION_KEY.into(),
+            n: n as usize,
+            first_name: "accuracy_gap",
+            first: interval(first, &mut gap_samples.0),
+            second_name: "score_gap",
+            second: interval(second, &mut gap_samples.1),
+        });
+    }
     figures.sort_by(|a, b| {
         section_rank(a.section)
             .cmp(&section_rank(b.section))
@@ -474,6 +501,31 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
         dependency,
         distractors: distractors.into_iter().collect(),
     }
+}
+
+/// Key of the transition-gap figure (section `transition`).
+pub const TRANSITION_KEY: &str = "L1-L3 minus L4-L7";
+
+/// The individual-vs-group transition gap from per-cell sums `(n, correct, score)`:
+/// the unweighted mean accuracy (and score) over the individual levels L1–L3 that have
+/// answers, minus the same mean over the group levels L4–L7; `None` unless both sides
+/// have answers.
+fn transition_gap(levels: &[(u8, usize)], sums: &[(u64, f64, f64)]) -> Option<(f64, f64)> {
+    let side = |range: std::ops::RangeInclusive<u8>| {
+        let mut k = 0.0;
+        let (mut first, mut second) = (0.0, 0.0);
+        for &(level, i) in levels {
+            let (n, c, s) = sums[i];
+            if range.contains(&level) && n > 0 {
+                k += 1.0;
+                first += c / n as f64;
+                second += s / n as f64;
+            }
+        }
+        (k > 0.0).then(|| (first / k, second / k))
+    };
+    let (a, b) = (side(1..=3)?, side(4..=7)?);
+    Some((a.0 - b.0, a.1 - b.1))
 }
 
 /// The estimate with the 2.5th and 97.5th percentiles of its resamples.

@@ -14,7 +14,11 @@
 //! conversation from the recorded replies (the protocol is deterministic given the
 //! replies, so the conversation is rebuilt exactly) and asks only what is missing.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
 
 use super::parse::{parse_answer, Parsed};
 use super::prompt::{render_question, Message, Phase, Role, SYSTEM_PROMPT};
@@ -311,6 +315,71 @@ pub async fn run_stored(
     judge: Option<&dyn Judge>,
     progress: &mut dyn FnMut(&Tree, &RunProgress),
 ) -> Result<RunProgress, ProtocolError> {
+    let progress = RefCell::new(progress);
+    run_stored_with(
+        store,
+        run,
+        trees,
+        subject,
+        judge,
+        RunOptions::default(),
+        &|event| {
+            if let RunEvent::TreeDone { tree, done, .. } = event {
+                (progress.borrow_mut())(tree, done);
+            }
+        },
+    )
+    .await
+}
+
+/// How [`run_stored_with`] runs.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    /// Trees walked at once (at least 1). Each tree is its own conversation, so the
+    /// answers do not depend on this; only the order in which they arrive does.
+    pub jobs: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { jobs: 1 }
+    }
+}
+
+/// What [`run_stored_with`] reports as it goes.
+#[derive(Debug, Clone, Copy)]
+pub enum RunEvent<'a> {
+    /// The subject answered a question of `tree` and the answer is stored.
+    Answered {
+        /// The tree.
+        tree: &'a Tree,
+    },
+    /// `tree` is walked to its end.
+    TreeDone {
+        /// The tree.
+        tree: &'a Tree,
+        /// Its answers taken from an earlier start rather than asked now.
+        replayed: usize,
+        /// Totals so far.
+        done: &'a RunProgress,
+    },
+}
+
+type WalkFuture<'a> = Pin<Box<dyn Future<Output = Result<TreeWalk, ProtocolError>> + 'a>>;
+
+/// [`run_stored`] with options: walks up to `options.jobs` trees at once on the
+/// calling task (no threads: the subject's awaits interleave), records each answer as
+/// it arrives (one store write at a time, since every write happens on this task), and
+/// reports every answer and every finished tree to `on_event`.
+pub async fn run_stored_with(
+    store: &Store,
+    run: &EvalRun,
+    trees: &[Tree],
+    subject: &dyn Subject,
+    judge: Option<&dyn Judge>,
+    options: RunOptions,
+    on_event: &dyn Fn(RunEvent<'_>),
+) -> Result<RunProgress, ProtocolError> {
     let mismatch = |message: String| ProtocolError::Mismatch {
         run: run.id.clone(),
         message,
@@ -370,22 +439,46 @@ pub async fn run_stored(
     };
     let empty = HashMap::new();
     let mut done = RunProgress::default();
-    for tree in trees {
-        let mut record =
-            |answer: &EvalAnswer| store.record_eval_answers(&run.id, std::slice::from_ref(answer));
-        let walk = walk_tree(
-            tree,
-            subject,
-            judge,
-            settings,
-            prior.get(&tree.id).unwrap_or(&empty),
-            &mut record,
-        )
-        .await?;
+    let jobs = options.jobs.max(1);
+    let mut waiting = trees.iter();
+    let mut running: Vec<(&Tree, WalkFuture<'_>)> = Vec::new();
+    loop {
+        while running.len() < jobs {
+            let Some(tree) = waiting.next() else { break };
+            let prior = prior.get(&tree.id).unwrap_or(&empty);
+            let walk: WalkFuture<'_> = Box::pin(async move {
+                let mut record = |answer: &EvalAnswer| {
+                    store.record_eval_answers(&run.id, std::slice::from_ref(answer))?;
+                    on_event(RunEvent::Answered { tree });
+                    Ok(())
+                };
+                walk_tree(tree, subject, judge, settings, prior, &mut record).await
+            });
+            running.push((tree, walk));
+        }
+        if running.is_empty() {
+            break;
+        }
+        // The first walk (in tree order) that is ready; the others stay suspended.
+        let (at, result) = std::future::poll_fn(|cx| {
+            for (at, (_, walk)) in running.iter_mut().enumerate() {
+                if let Poll::Ready(result) = walk.as_mut().poll(cx) {
+                    return Poll::Ready((at, result));
+                }
+            }
+            Poll::Pending
+        })
+        .await;
+        let (tree, _) = running.remove(at);
+        let walk = result?;
         done.trees += 1;
         done.answers += walk.answers.len();
         done.asked += walk.asked;
-        progress(tree, &done);
+        on_event(RunEvent::TreeDone {
+            tree,
+            replayed: walk.answers.len() - walk.asked,
+            done: &done,
+        });
     }
     Ok(done)
 }

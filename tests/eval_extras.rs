@@ -1,0 +1,211 @@
+//! Evaluation additions: the individual-vs-group transition gap (hand-computed),
+//! concurrent trees (`--jobs`) giving the answers and reports of a sequential run, and
+//! the self-contained HTML report.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+
+use async_trait::async_trait;
+use moviegraph::eval::metrics::{compute, BootstrapSettings, TRANSITION_KEY};
+use moviegraph::eval::parse::Parsed;
+use moviegraph::eval::protocol::{load_run, run_stored_with, LoadedRun, RunOptions};
+use moviegraph::eval::report;
+use moviegraph::eval::subject::{baseline, fnv1a, Ask, Subject, SubjectError};
+use moviegraph::eval::synth::synthetic_trees;
+use moviegraph::store::{EvalAnswer, EvalRun, Store};
+use moviegraph::trees::schema::Tree;
+
+fn run_settings(id: &str) -> EvalRun {
+    EvalRun {
+        id: id.into(),
+        subject: "random".into(),
+        judge: None,
+        text_only: false,
+        seed: 5,
+        source: "synthetic".into(),
+    }
+}
+
+fn block_on<F: Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+/// Returns `Pending` once, so other walks get to run in between.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
+/// The random baseline behind a varying number of suspensions per question (as a model
+/// behind HTTP would be), logging the order in which questions are asked.
+struct Yielding {
+    inner: Box<dyn Subject>,
+    log: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl Subject for Yielding {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    async fn answer(&self, ask: &Ask<'_>) -> Result<String, SubjectError> {
+        let pauses = fnv1a(format!("{}{}", ask.tree_id, ask.node_id).as_bytes()) % 7;
+        for _ in 0..pauses {
+            YieldOnce(false).await;
+        }
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("{}/{}", ask.tree_id, ask.node_id));
+        self.inner.answer(ask).await
+    }
+}
+
+fn run_with_jobs(store: &Store, id: &str, trees: &[Tree], jobs: usize) -> Vec<String> {
+    let subject = Yielding {
+        inner: baseline("random", 5).unwrap(),
+        log: Mutex::new(Vec::new()),
+    };
+    block_on(run_stored_with(
+        store,
+        &run_settings(id),
+        trees,
+        &subject,
+        None,
+        RunOptions { jobs },
+        &|_| {},
+    ))
+    .unwrap();
+    subject.log.into_inner().unwrap()
+}
+
+#[test]
+fn concurrent_trees_give_the_answers_and_reports_of_a_sequential_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("ws.db")).unwrap();
+    let trees = synthetic_trees(12);
+    let sequential = run_with_jobs(&store, "seq", &trees, 1);
+    let concurrent = run_with_jobs(&store, "par", &trees, 4);
+    // The concurrent run really interleaved trees: its questions came in another order.
+    assert_eq!(sequential.len(), concurrent.len());
+    assert_ne!(sequential, concurrent, "the walks did not interleave");
+    let mut a = sequential.clone();
+    let mut b = concurrent.clone();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+
+    let seq = load_run(&store, "seq").unwrap();
+    let par = load_run(&store, "par").unwrap();
+    assert_eq!(seq.answers, par.answers);
+    let settings = BootstrapSettings {
+        resamples: 200,
+        seed: 3,
+    };
+    let mut m_seq = compute(&seq, settings);
+    let mut m_par = compute(&par, settings);
+    m_seq.run = "x".into();
+    m_par.run = "x".into();
+    assert_eq!(
+        report::table(&[m_seq.clone()]),
+        report::table(&[m_par.clone()])
+    );
+    assert_eq!(report::json(&[m_seq]), report::json(&[m_par]));
+
+    // A resumed concurrent run asks nothing again.
+    let again = run_with_jobs(&store, "par", &trees, 4);
+    assert!(again.is_empty());
+}
+
+/// Answers to the first nodes of `tree` (file order) with the given correctness.
+fn answers_for(tree: &Tree, correct: &[bool]) -> Vec<EvalAnswer> {
+    tree.nodes
+        .iter()
+        .zip(correct)
+        .enumerate()
+        .map(|(seq, (node, &c))| EvalAnswer {
+            tree_id: tree.id.clone(),
+            node_id: node.id.clone(),
+            phase: if seq == 0 { 1 } else { 2 },
+            seq: seq as u32,
+            raw: String::new(),
+            parsed: serde_json::to_string(&Parsed::Unparseable).unwrap(),
+            correct: c,
+            score: if c { 1.0 } else { 0.0 },
+            rouge: None,
+            judge: None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_transition_gap_equals_its_hand_computed_value() {
+    // Four trees: L1 (4 of the first 5 nodes right), L2 (1 of 5), L5 (2 of 5) and an
+    // untagged tree (ignored by the gap). Only 5 nodes of each tree are answered.
+    let mut trees = synthetic_trees(4);
+    let levels = [Some(1u8), Some(2), Some(5), None];
+    for (tree, level) in trees.iter_mut().zip(levels) {
+        for node in &mut tree.nodes {
+            node.tags.group_level = level;
+        }
+    }
+    let pattern = [
+        [true, true, true, true, false],
+        [false, false, true, false, false],
+        [true, false, true, false, false],
+        [true, true, true, true, true],
+    ];
+    let answers: Vec<EvalAnswer> = trees
+        .iter()
+        .zip(pattern)
+        .flat_map(|(t, p)| answers_for(t, &p))
+        .collect();
+    let loaded = LoadedRun {
+        run: run_settings("gap"),
+        trees,
+        answers,
+    };
+    let m = compute(
+        &loaded,
+        BootstrapSettings {
+            resamples: 0,
+            seed: 0,
+        },
+    );
+    // Individual side: mean(4/5, 1/5) = 1/2; group side: L5 = 2/5; gap = 1/10.
+    let f = m.figure("transition", TRANSITION_KEY).expect("gap figure");
+    assert_eq!(f.n, 15);
+    assert!((f.first.mean - 0.1).abs() < 1e-12, "{}", f.first.mean);
+    assert!((f.second.mean - 0.1).abs() < 1e-12, "{}", f.second.mean);
+    assert_eq!(f.first_name, "accuracy_gap");
+    // The per-level accuracies the gap is built from.
+    assert!((m.figure("group_level", "L1").unwrap().first.mean - 0.8).abs() < 1e-12);
+    assert!((m.figure("group_level", "L5").unwrap().first.mean - 0.4).abs() < 1e-12);
+
+    // Without any group level there is no gap figure at all.
+    let mut only_individual = loaded.clone();
+    only_individual.trees.truncate(2);
+    let m = compute(
+        &only_individual,
+        BootstrapSettings {
+            resamples: 0,
+            seed: 0,
+        },
+    );
+    assert!(m.figure("transition", TRANSITION_KEY).is_none());
+}
