@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::task::{Context, Poll};
 
 use async_trait::async_trait;
+use moviegraph::eval::html::html;
 use moviegraph::eval::metrics::{compute, BootstrapSettings, TRANSITION_KEY};
 use moviegraph::eval::parse::Parsed;
 use moviegraph::eval::protocol::{load_run, run_stored_with, LoadedRun, RunOptions};
@@ -208,4 +209,75 @@ fn the_transition_gap_equals_its_hand_computed_value() {
         },
     );
     assert!(m.figure("transition", TRANSITION_KEY).is_none());
+}
+
+#[test]
+fn the_html_report_is_self_contained_escaped_and_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("ws.db")).unwrap();
+    let mut trees = synthetic_trees(10);
+    for (i, tree) in trees.iter_mut().enumerate() {
+        for node in &mut tree.nodes {
+            node.tags.group_level = Some((i % 7) as u8 + 1);
+        }
+    }
+    let hostile = "<script>alert('x')</script>&\"run\"";
+    for (id, subject) in [(hostile, "random"), ("first", "first-option")] {
+        let subject = baseline(subject, 5).unwrap();
+        let mut settings = run_settings(id);
+        settings.subject = subject.name().into();
+        block_on(run_stored_with(
+            &store,
+            &settings,
+            &trees,
+            subject.as_ref(),
+            None,
+            RunOptions::default(),
+            &|_| {},
+        ))
+        .unwrap();
+    }
+    let settings = BootstrapSettings {
+        resamples: 100,
+        seed: 1,
+    };
+    let render = || {
+        let metrics: Vec<_> = [hostile, "first"]
+            .iter()
+            .map(|id| compute(&load_run(&store, id).unwrap(), settings))
+            .collect();
+        html(&metrics).unwrap()
+    };
+    let page = render();
+    assert_eq!(page, render(), "the same runs give the same bytes");
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    for chart in [
+        "accuracy by depth (both phases)",
+        "accuracy by format",
+        "CCF (phase-1 accuracy per depth)",
+        "CRS",
+        "accuracy by group level",
+        "share of wrong choice answers by the reason of the chosen distractor",
+    ] {
+        assert!(
+            page.contains(&format!(">\n{chart}\n</text>")),
+            "chart {chart}"
+        );
+    }
+    assert_eq!(page.matches("<svg").count(), 6);
+    assert_eq!(page.matches("</svg>").count(), 6);
+    // Bars and lines really are drawn: one rect per (run, category) plus the legend.
+    assert!(page.matches("<rect").count() > 30);
+    assert!(page.contains("<polyline"));
+    // Nothing loads from anywhere.
+    for banned in [
+        "http://", "https://", "<link", "<img", "@import", "url(", "src=",
+    ] {
+        assert!(!page.contains(banned), "page contains {banned}");
+    }
+    // The hostile run name appears only escaped, in the tables and the legends.
+    assert!(!page.contains("<script"));
+    assert!(page.contains("&lt;script&gt;alert("));
+    // The transition gap is reported (levels L1-L7 are all present).
+    assert!(page.contains(TRANSITION_KEY));
 }

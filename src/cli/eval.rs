@@ -7,9 +7,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use moviegraph::eval::metrics::{compute, BootstrapSettings};
 use moviegraph::eval::protocol::{load_run, run_stored_with, RunEvent, RunOptions};
-use moviegraph::eval::report;
 use moviegraph::eval::score::NO_JUDGE_LABEL;
 use moviegraph::eval::subject::{baseline, fnv1a, BASELINES};
+use moviegraph::eval::{html, report};
 use moviegraph::store::{self, EvalRun, Store};
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::schema::Tree;
@@ -82,6 +82,8 @@ pub enum ReportFormat {
     Json,
     /// One figure per line.
     Csv,
+    /// A self-contained HTML page with SVG charts (opens offline in a browser).
+    Html,
 }
 
 /// Options of `eval report`.
@@ -102,6 +104,9 @@ pub struct EvalReportArgs {
     /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
     #[arg(long)]
     store: Option<PathBuf>,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
     /// Add the text-only ablation: exactly two runs, the first with keyframes, the
     /// second `--text-only`; prints the accuracy drop per category, level and depth.
     #[arg(long)]
@@ -308,7 +313,12 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
         ReportFormat::Table => report::table(&metrics),
         ReportFormat::Json => report::json(&metrics),
         ReportFormat::Csv => report::csv(&metrics),
+        ReportFormat::Html => html::html(&metrics)?,
     };
-    emit(&text)?;
+    match &args.out {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("{}: writing the report", path.display()))?,
+        None => emit(&text)?,
+    }
     Ok(Outcome::Success)
 }
