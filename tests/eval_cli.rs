@@ -144,3 +144,83 @@ fn what_this_build_cannot_do_is_an_error_not_a_pretence() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn jobs_give_the_same_report_and_html_goes_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    save_trees(
+        &dir.path().join("trees/synthetic.jsonl"),
+        &synthetic_trees(9),
+    )
+    .unwrap();
+    let run = |id: &str, jobs: &str| {
+        let out = moviegraph(
+            dir.path(),
+            &[
+                "eval",
+                "run",
+                "--trees",
+                "trees/synthetic.jsonl",
+                "--subject",
+                "random",
+                "--seed",
+                "4",
+                "--run",
+                id,
+                "--jobs",
+                jobs,
+                "--store",
+                "ws.db",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        // stderr is a pipe here: no progress bar is drawn.
+        assert!(
+            !text(&out.stderr).contains("questions ["),
+            "{}",
+            text(&out.stderr)
+        );
+    };
+    run("one", "1");
+    run("three", "3");
+    let csv = |id: &str| {
+        let out = moviegraph(
+            dir.path(),
+            &["eval", "report", id, "--format", "csv", "--store", "ws.db"],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout).replace(&format!("\n{id},"), "\nRUN,")
+    };
+    assert_eq!(csv("one"), csv("three"));
+
+    let html = |file: &str| {
+        let out = moviegraph(
+            dir.path(),
+            &[
+                "eval", "report", "one", "three", "--format", "html", "--out", file, "--store",
+                "ws.db",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(out.stdout.is_empty());
+        std::fs::read_to_string(dir.path().join(file)).unwrap()
+    };
+    let page = html("a.html");
+    assert_eq!(page, html("b.html"));
+    assert!(page.contains("<svg") && !page.contains("http"));
+
+    let out = moviegraph(
+        dir.path(),
+        &[
+            "eval",
+            "run",
+            "--trees",
+            "trees/synthetic.jsonl",
+            "--subject",
+            "random",
+            "--jobs",
+            "0",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
