@@ -9,13 +9,16 @@ use std::task::{Context, Poll};
 
 use async_trait::async_trait;
 use moviegraph::eval::html::html;
-use moviegraph::eval::metrics::{compute, BootstrapSettings, TRANSITION_KEY};
+use moviegraph::eval::metrics::{compute, rotation_figures, BootstrapSettings, TRANSITION_KEY};
 use moviegraph::eval::parse::Parsed;
-use moviegraph::eval::protocol::{load_run, run_stored_with, LoadedRun, RunOptions};
+use moviegraph::eval::protocol::{
+    display_order, load_run, rotation_displays, run_stored_with, LoadedRun, RunOptions,
+};
 use moviegraph::eval::report;
 use moviegraph::eval::subject::{baseline, fnv1a, Ask, Subject, SubjectError};
 use moviegraph::eval::synth::synthetic_trees;
 use moviegraph::store::{EvalAnswer, EvalRun, Store};
+use moviegraph::trees::schema::Format;
 use moviegraph::trees::schema::Tree;
 
 fn run_settings(id: &str) -> EvalRun {
@@ -88,7 +91,10 @@ fn run_with_jobs(store: &Store, id: &str, trees: &[Tree], jobs: usize) -> Vec<St
         trees,
         &subject,
         None,
-        RunOptions { jobs },
+        RunOptions {
+            jobs,
+            ..RunOptions::default()
+        },
         &|_| {},
     ))
     .unwrap();
@@ -280,4 +286,152 @@ fn the_html_report_is_self_contained_escaped_and_deterministic() {
     assert!(page.contains("&lt;script&gt;alert("));
     // The transition gap is reported (levels L1-L7 are all present).
     assert!(page.contains(TRANSITION_KEY));
+}
+
+/// Answers `[[A]]` to everything.
+struct AlwaysA;
+
+#[async_trait]
+impl Subject for AlwaysA {
+    fn name(&self) -> &str {
+        "always-a"
+    }
+    async fn answer(&self, _: &Ask<'_>) -> Result<String, SubjectError> {
+        Ok("[[A]]".into())
+    }
+}
+
+#[test]
+fn option_rotation_by_hand_with_a_subject_that_always_says_a() {
+    // Two one-question trees, four options each: T1's correct option is the first
+    // (original A), T2's the third (original C).
+    let mut t1 = synthetic_trees(3).remove(2);
+    t1.nodes.truncate(1);
+    assert_eq!(t1.nodes[0].format, Format::Single);
+    for o in &mut t1.nodes[0].options {
+        o.child = None;
+    }
+    t1.id = "rot/t1".into();
+    let mut t2 = t1.clone();
+    t2.id = "rot/t2".into();
+    let reason = t2.nodes[0].options[2].reason;
+    t2.nodes[0].options[0].correct = false;
+    t2.nodes[0].options[0].reason = reason;
+    t2.nodes[0].options[2].correct = true;
+    t2.nodes[0].options[2].reason = None;
+    let trees = vec![t1, t2];
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("ws.db")).unwrap();
+    let seed = 9;
+    let displays = rotation_displays(seed);
+    let mut loaded = Vec::new();
+    for (display, suffix) in &displays {
+        let mut settings = run_settings(&format!("a{suffix}"));
+        settings.seed = seed;
+        let log = Mutex::new(Vec::new());
+        let subject = Recording { log: &log };
+        block_on(run_stored_with(
+            &store,
+            &settings,
+            &trees,
+            &subject,
+            None,
+            RunOptions {
+                display: *display,
+                jobs: 1,
+            },
+            &|_| {},
+        ))
+        .unwrap();
+        // The subject saw the options in the displayed order, relabelled A-D.
+        let shown = log.into_inner().unwrap();
+        let order = display_order(*display, "rot/t1", &trees[0].nodes[0].id, 4);
+        assert_eq!(
+            shown[0],
+            order
+                .iter()
+                .map(|&i| trees[0].nodes[0].options[i].text.clone())
+                .collect::<Vec<_>>()
+        );
+        loaded.push(load_run(&store, &format!("a{suffix}")).unwrap());
+    }
+    // "A" is displayed position 0, i.e. original option order[0]: rotation k shows
+    // original option k first. T1 (correct 0) is right under rot0 only, T2 (correct 2)
+    // under rot2 only. The stored answer is the original label.
+    let stored: Vec<String> = loaded.iter().map(|l| l.answers[0].parsed.clone()).collect();
+    assert!(stored[1].contains("\"B\""), "{}", stored[1]);
+    assert!(stored[3].contains("\"D\""), "{}", stored[3]);
+    let shuffle1 = display_order(displays[4].0, "rot/t1", &trees[0].nodes[0].id, 4);
+    let shuffle2 = display_order(displays[4].0, "rot/t2", &trees[1].nodes[0].id, 4);
+    let mut sorted = shuffle1.clone();
+    sorted.sort();
+    assert_eq!(sorted, vec![0, 1, 2, 3]);
+    let s = (f64::from(u8::from(shuffle1[0] == 0)) + f64::from(u8::from(shuffle2[0] == 2))) / 2.0;
+
+    let pairs: Vec<_> = displays
+        .iter()
+        .map(|(d, _)| *d)
+        .zip(loaded.iter())
+        .collect();
+    let figures = rotation_figures(&pairs);
+    let get = |section: &str, key: &str| {
+        figures
+            .iter()
+            .find(|f| f.section == section && f.key == key)
+            .unwrap_or_else(|| panic!("{section}/{key}"))
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    for (key, acc) in [
+        ("rot0", 0.5),
+        ("rot1", 0.0),
+        ("rot2", 0.5),
+        ("rot3", 0.0),
+        ("shuffle", s),
+    ] {
+        assert!(close(get("rotation", key).first.mean, acc), "{key}");
+        assert_eq!(get("rotation", key).n, 2);
+    }
+    assert!(close(get("rotation", "mean").first.mean, (1.0 + s) / 5.0));
+    // Chosen: always displayed A. Gold over the rotations: T1 at A, D, C, B and T2 at
+    // C, B, A, D (two per position), plus the shuffle's two positions.
+    let pos = |order: &[usize], correct: usize| order.iter().position(|&i| i == correct).unwrap();
+    let mut gold = [2.0f64; 4];
+    gold[pos(&shuffle1, 0)] += 1.0;
+    gold[pos(&shuffle2, 2)] += 1.0;
+    for (j, key) in ["A", "B", "C", "D"].iter().enumerate() {
+        let f = get("position", key);
+        assert!(
+            close(f.first.mean, if j == 0 { 1.0 } else { 0.0 }),
+            "{key} chosen"
+        );
+        assert!(close(f.second.mean, gold[j] / 10.0), "{key} gold");
+    }
+    // TVD = 1 - gold share of A; the largest gap is at A too.
+    let bias = get("position", "bias");
+    assert!(close(bias.first.mean, 1.0 - gold[0] / 10.0));
+    assert!(close(bias.second.mean, 1.0 - gold[0] / 10.0));
+    assert_eq!(bias.n, 10);
+}
+
+/// Always answers `[[A]]` and logs the option texts it was shown.
+struct Recording<'a> {
+    log: &'a Mutex<Vec<Vec<String>>>,
+}
+
+#[async_trait]
+impl Subject for Recording<'_> {
+    fn name(&self) -> &str {
+        "always-a"
+    }
+    async fn answer(&self, ask: &Ask<'_>) -> Result<String, SubjectError> {
+        let texts = ask
+            .question
+            .options
+            .iter()
+            .map(|(_, t)| t.clone())
+            .collect();
+        self.log.lock().unwrap().push(texts);
+        AlwaysA.answer(ask).await
+    }
 }

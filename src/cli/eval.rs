@@ -5,8 +5,12 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use moviegraph::eval::metrics::rotation_figures;
 use moviegraph::eval::metrics::{compute, BootstrapSettings};
-use moviegraph::eval::protocol::{load_run, run_stored_with, RunEvent, RunOptions};
+use moviegraph::eval::protocol::{
+    load_run, rotation_displays, run_stored_with, Display, LoadedRun, RunEvent, RunOptions,
+    RunProgress,
+};
 use moviegraph::eval::score::NO_JUDGE_LABEL;
 use moviegraph::eval::subject::{baseline, fnv1a, BASELINES};
 use moviegraph::eval::{html, report};
@@ -71,6 +75,12 @@ pub struct EvalRunArgs {
     /// reports are those of a one-at-a-time run).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: u64,
+    /// Option rotation: walk every tree five times, in separate conversations and
+    /// stored as five runs (ID, ID@rot1, ID@rot2, ID@rot3, ID@shuffle), showing each
+    /// choice question's options under the four cyclic rotations and one seeded
+    /// shuffle; `eval report ID` then adds the averaged accuracy and positional bias.
+    #[arg(long)]
+    rotate: bool,
 }
 
 /// Output forms of `eval report`.
@@ -188,42 +198,66 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .context("starting the async runtime")?;
-    let bars = Bars::new(&trees, quiet);
-    let done = runtime
-        .block_on(run_stored_with(
-            &store,
-            &run,
-            &trees,
-            subject.as_ref(),
-            None,
-            RunOptions {
-                jobs: args.jobs as usize,
-            },
-            &|event| match event {
-                RunEvent::Answered { .. } => bars.questions.inc(1),
-                RunEvent::TreeDone {
-                    tree,
-                    replayed,
-                    done,
-                } => {
-                    bars.questions.inc(replayed as u64);
-                    bars.trees.inc(1);
-                    tracing::info!(
-                        "tree {}/{total} {}: {} answers so far, {} asked now",
-                        done.trees,
-                        tree.id,
-                        done.answers,
-                        done.asked
-                    );
-                }
-            },
-        ))
-        .with_context(|| {
-            format!(
-                "run {id} stopped; its answers so far are stored, rerun the same command to resume"
-            )
-        })?;
+    let passes: Vec<(Display, String)> = if args.rotate {
+        rotation_displays(args.seed)
+            .iter()
+            .map(|(display, suffix)| (*display, format!("{id}{suffix}")))
+            .collect()
+    } else {
+        vec![(Display::Original, id.clone())]
+    };
+    let bars = Bars::new(&trees, passes.len(), quiet);
+    let mut done = RunProgress::default();
+    for (display, pass_id) in &passes {
+        let pass = EvalRun {
+            id: pass_id.clone(),
+            ..run.clone()
+        };
+        let pass_done = runtime
+            .block_on(run_stored_with(
+                &store,
+                &pass,
+                &trees,
+                subject.as_ref(),
+                None,
+                RunOptions {
+                    display: *display,
+                    jobs: args.jobs as usize,
+                },
+                &|event| match event {
+                    RunEvent::Answered { .. } => bars.questions.inc(1),
+                    RunEvent::TreeDone {
+                        tree,
+                        replayed,
+                        done,
+                    } => {
+                        bars.questions.inc(replayed as u64);
+                        bars.trees.inc(1);
+                        tracing::info!(
+                            "{pass_id}: tree {}/{total} {}: {} answers so far, {} asked now",
+                            done.trees,
+                            tree.id,
+                            done.answers,
+                            done.asked
+                        );
+                    }
+                },
+            ))
+            .with_context(|| {
+                format!(
+                    "run {pass_id} stopped; its answers so far are stored, rerun the same command to resume"
+                )
+            })?;
+        done.trees += pass_done.trees;
+        done.answers += pass_done.answers;
+        done.asked += pass_done.asked;
+    }
     bars.finish();
+    let id = if args.rotate {
+        format!("{id} (and its four rotation runs)")
+    } else {
+        id
+    };
     emit(&format!(
         "run {id}: {} trees, {} answers ({} asked now, {} from an earlier start), store {}\n",
         done.trees,
@@ -244,7 +278,7 @@ struct Bars {
 }
 
 impl Bars {
-    fn new(trees: &[Tree], quiet: bool) -> Bars {
+    fn new(trees: &[Tree], passes: usize, quiet: bool) -> Bars {
         let target = if quiet {
             ProgressDrawTarget::hidden()
         } else {
@@ -266,8 +300,8 @@ impl Bars {
         };
         let questions: usize = trees.iter().map(|t| t.nodes.len()).sum();
         Bars {
-            trees: add(trees.len(), "trees", "trees"),
-            questions: add(questions, "questions", "answers"),
+            trees: add(trees.len() * passes, "trees", "trees"),
+            questions: add(questions * passes, "questions", "answers"),
             _multi: multi,
         }
     }
@@ -291,7 +325,21 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
     let mut metrics = Vec::new();
     for id in &args.runs {
         let loaded = load_run(&store, id)?;
-        metrics.push(compute(&loaded, settings));
+        let mut m = compute(&loaded, settings);
+        if store.eval_run(&format!("{id}@rot1"))?.is_some() {
+            let displays = rotation_displays(loaded.run.seed);
+            let mut variants = vec![loaded];
+            for (_, suffix) in &displays[1..] {
+                variants.push(load_run(&store, &format!("{id}{suffix}"))?);
+            }
+            let pairs: Vec<(Display, &LoadedRun)> = displays
+                .iter()
+                .map(|(d, _)| *d)
+                .zip(variants.iter())
+                .collect();
+            m.figures.extend(rotation_figures(&pairs));
+        }
+        metrics.push(m);
     }
     if args.ablation {
         if args.format != ReportFormat::Table {

@@ -58,8 +58,8 @@ pub fn escape(text: &str) -> String {
 }
 
 /// One value per category per run, for a chart.
-struct Series<'a> {
-    run: &'a str,
+struct Series {
+    run: String,
     values: Vec<Option<Estimate>>,
 }
 
@@ -86,10 +86,10 @@ fn keys(runs: &[RunMetrics], section: &str) -> Vec<String> {
     keys
 }
 
-fn series<'a>(runs: &'a [RunMetrics], section: &str, keys: &[String]) -> Vec<Series<'a>> {
+fn series<'a>(runs: &'a [RunMetrics], section: &str, keys: &[String]) -> Vec<Series> {
     runs.iter()
         .map(|run| Series {
-            run: &run.run,
+            run: run.run.clone(),
             values: keys
                 .iter()
                 .map(|k| run.figure(section, k).map(|f| f.first))
@@ -103,7 +103,7 @@ fn bars(
     title: &str,
     y_desc: &str,
     categories: &[String],
-    series: &[Series<'_>],
+    series: &[Series],
     y_max: f64,
 ) -> Result<String, HtmlError> {
     let err = chart_error(title);
@@ -149,7 +149,7 @@ fn bars(
                     })
                 }))
                 .map_err(|e| err(e.to_string()))?
-                .label(s.run)
+                .label(s.run.as_str())
                 .legend(move |(x, y)| {
                     Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
                 });
@@ -178,7 +178,7 @@ fn bars(
 
 /// One line per run over numeric categories (depths), points where a run has a value,
 /// with its 95% interval as a shaded band.
-fn lines(title: &str, categories: &[String], series: &[Series<'_>]) -> Result<String, HtmlError> {
+fn lines(title: &str, categories: &[String], series: &[Series]) -> Result<String, HtmlError> {
     let err = chart_error(title);
     let xs: Vec<f64> = categories
         .iter()
@@ -230,7 +230,7 @@ fn lines(title: &str, categories: &[String], series: &[Series<'_>]) -> Result<St
                     color.stroke_width(2),
                 ))
                 .map_err(|e| err(e.to_string()))?
-                .label(s.run)
+                .label(s.run.as_str())
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2))
                 });
@@ -351,6 +351,41 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
             )?,
         );
     }
+    let positions: Vec<String> = keys(runs, "position")
+        .into_iter()
+        .filter(|k| k != "bias")
+        .collect();
+    if !positions.is_empty() {
+        let mut shares = Vec::new();
+        for m in runs
+            .iter()
+            .filter(|m| m.figure("position", "bias").is_some())
+        {
+            for (label, gold) in [("chosen", false), ("gold", true)] {
+                shares.push(Series {
+                    run: format!("{} {label}", m.run),
+                    values: positions
+                        .iter()
+                        .map(|k| {
+                            m.figure("position", k)
+                                .map(|f| if gold { f.second } else { f.first })
+                        })
+                        .collect(),
+                });
+            }
+        }
+        section(
+            &mut out,
+            "Option rotation: positional bias",
+            &bars(
+                "share of chosen vs correct options per displayed position",
+                "share",
+                &positions,
+                &shares,
+                1.05,
+            )?,
+        );
+    }
     let (reasons, shares) = distractor_shares(runs);
     section(
         &mut out,
@@ -467,7 +502,7 @@ fn distractor_count(m: &RunMetrics, reason: &str) -> usize {
 /// Reasons over all runs (sorted) and each run's share of its wrong choice answers per
 /// reason (a wrong answer choosing two distractors counts under both, so shares can
 /// sum past 1).
-fn distractor_shares(runs: &[RunMetrics]) -> (Vec<String>, Vec<Series<'_>>) {
+fn distractor_shares(runs: &[RunMetrics]) -> (Vec<String>, Vec<Series>) {
     let mut reasons: Vec<String> = runs
         .iter()
         .flat_map(|m| m.distractors.iter().map(|(r, _)| r.clone()))
@@ -479,7 +514,7 @@ fn distractor_shares(runs: &[RunMetrics]) -> (Vec<String>, Vec<Series<'_>>) {
         .map(|m| {
             let total: usize = m.distractors.iter().map(|(_, c)| c).sum();
             Series {
-                run: &m.run,
+                run: m.run.clone(),
                 values: reasons
                     .iter()
                     .map(|r| {

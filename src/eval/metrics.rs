@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::parse::Parsed;
-use super::protocol::LoadedRun;
+use super::protocol::{display_order, Display, LoadedRun};
 use super::score::NO_JUDGE_LABEL;
 use super::subject::SplitMix64;
 use crate::trees::schema::{Format, Node, QuestionType};
@@ -560,5 +560,133 @@ impl RunMetrics {
         self.figures
             .iter()
             .find(|f| f.section == section && f.key == key)
+    }
+}
+
+/// One displayed variant of a `--rotate` run: the display and the run's data.
+pub type Variant<'a> = (Display, &'a LoadedRun);
+
+/// The option-rotation figures of the variants of one `--rotate` run (choice answers
+/// only; both phases): section `rotation` has each variant's accuracy and score
+/// (`rot0`…`rot3`, `shuffle`, in the order given) and their unweighted `mean`; section
+/// `position` has, per displayed position (`A`, `B`, …), the share of all chosen
+/// labels shown there (`chosen_share`) against the share of all correct options shown
+/// there (`gold_share`), and key `bias`: the total variation distance between the two
+/// distributions (`TVD`, ½ Σ |chosen − gold|) and the largest single gap (`max_gap`).
+/// Point estimates only: the intervals equal the estimate.
+pub fn rotation_figures(variants: &[Variant<'_>]) -> Vec<Figure> {
+    let point = |v: f64| Estimate {
+        mean: v,
+        lo: v,
+        hi: v,
+    };
+    let mut figures = Vec::new();
+    let mut chosen: Vec<f64> = Vec::new();
+    let mut gold: Vec<f64> = Vec::new();
+    let (mut sum_acc, mut sum_score, mut total_n) = (0.0, 0.0, 0usize);
+    for (display, loaded) in variants {
+        let nodes: HashMap<(&str, &str), &Node> = loaded
+            .trees
+            .iter()
+            .flat_map(|t| {
+                t.nodes
+                    .iter()
+                    .map(move |n| ((t.id.as_str(), n.id.as_str()), n))
+            })
+            .collect();
+        let (mut n, mut correct, mut score) = (0usize, 0.0, 0.0);
+        for answer in &loaded.answers {
+            let Some(node) = nodes.get(&(answer.tree_id.as_str(), answer.node_id.as_str())) else {
+                continue;
+            };
+            if node.format == Format::Open {
+                continue;
+            }
+            n += 1;
+            correct += f64::from(u8::from(answer.correct));
+            score += answer.score;
+            let order = display_order(*display, &answer.tree_id, &node.id, node.options.len());
+            if chosen.len() < order.len() {
+                chosen.resize(order.len(), 0.0);
+                gold.resize(order.len(), 0.0);
+            }
+            let labels = match serde_json::from_str::<Parsed>(&answer.parsed) {
+                Ok(Parsed::Choice(labels)) => labels,
+                _ => Vec::new(),
+            };
+            for (j, &i) in order.iter().enumerate() {
+                let option = &node.options[i];
+                if labels.contains(&option.label) {
+                    chosen[j] += 1.0;
+                }
+                if option.correct {
+                    gold[j] += 1.0;
+                }
+            }
+        }
+        let name = match display {
+            Display::Original => "original".to_string(),
+            Display::Rotate(k) => format!("rot{k}"),
+            Display::Shuffle(_) => "shuffle".to_string(),
+        };
+        let (acc, sc) = (correct / n.max(1) as f64, score / n.max(1) as f64);
+        sum_acc += acc;
+        sum_score += sc;
+        total_n += n;
+        figures.push(Figure {
+            section: "rotation",
+            key: name,
+            n,
+            first_name: "accuracy",
+            first: point(acc),
+            second_name: "score",
+            second: point(sc),
+        });
+    }
+    let k = variants.len().max(1) as f64;
+    figures.push(Figure {
+        section: "rotation",
+        key: "mean".into(),
+        n: total_n,
+        first_name: "accuracy",
+        first: point(sum_acc / k),
+        second_name: "score",
+        second: point(sum_score / k),
+    });
+    let (chosen_total, gold_total): (f64, f64) = (chosen.iter().sum(), gold.iter().sum());
+    let (mut tvd, mut max_gap) = (0.0f64, 0.0f64);
+    for j in 0..chosen.len() {
+        let c = chosen[j] / chosen_total.max(1.0);
+        let g = gold[j] / gold_total.max(1.0);
+        tvd += (c - g).abs() / 2.0;
+        max_gap = max_gap.max((c - g).abs());
+        figures.push(Figure {
+            section: "position",
+            key: position_label(j),
+            n: chosen[j] as usize,
+            first_name: "chosen_share",
+            first: point(c),
+            second_name: "gold_share",
+            second: point(g),
+        });
+    }
+    figures.push(Figure {
+        section: "position",
+        key: "bias".into(),
+        n: chosen_total as usize,
+        first_name: "TVD",
+        first: point(tvd),
+        second_name: "max_gap",
+        second: point(max_gap),
+    });
+    figures
+}
+
+/// `A`, `B`, … for display positions 0, 1, ….
+fn position_label(j: usize) -> String {
+    if j < 26 {
+        char::from(b'A' + j as u8).to_string()
+    } else {
+        format!("#{}", j + 1)
     }
 }
