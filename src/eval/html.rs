@@ -86,7 +86,7 @@ fn keys(runs: &[RunMetrics], section: &str) -> Vec<String> {
     keys
 }
 
-fn series<'a>(runs: &'a [RunMetrics], section: &str, keys: &[String]) -> Vec<Series> {
+fn series(runs: &[RunMetrics], section: &str, keys: &[String]) -> Vec<Series> {
     runs.iter()
         .map(|run| Series {
             run: run.run.clone(),
