@@ -752,3 +752,4 @@ fn time_cpu(min: Duration, mut f: impl FnMut()) -> (Duration, Option<Duration>) 
     let cpu = (cpus.len() == walls.len()).then(|| cpus[cpus.len() / 2]);
     (walls[walls.len() / 2], cpu)
 }
+

@@ -2,8 +2,8 @@
 
 mod align;
 mod bench;
-mod bench_graph;
 mod eval;
+mod bench_graph;
 mod graph;
 mod parse;
 mod run;

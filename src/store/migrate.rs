@@ -26,11 +26,7 @@ pub struct Migration {
 /// Every migration this build knows, in version order.
 pub const MIGRATIONS: &[Migration] = &[
     migration(1, "films", include_str!("migrations/0001_films.sql")),
-    migration(
-        2,
-        "alignment",
-        include_str!("migrations/0002_alignment.sql"),
-    ),
+    migration(2, "alignment", include_str!("migrations/0002_alignment.sql")),
     migration(5, "graph", include_str!("migrations/0005_graph.sql")),
     migration(7, "eval", include_str!("migrations/0007_eval.sql")),
 ];
