@@ -504,7 +504,10 @@ fn one_conversation_per_tree_with_premises_and_images() {
         &tree_one(),
         &ScriptedSubject::new(replies()),
         None,
-        WalkSettings { text_only: true },
+        WalkSettings {
+            text_only: true,
+            ..WalkSettings::default()
+        },
         &HashMap::new(),
         &mut |_| Ok(()),
     ))

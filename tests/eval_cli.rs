@@ -144,3 +144,161 @@ fn what_this_build_cannot_do_is_an_error_not_a_pretence() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn jobs_give_the_same_report_and_html_goes_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    save_trees(
+        &dir.path().join("trees/synthetic.jsonl"),
+        &synthetic_trees(9),
+    )
+    .unwrap();
+    let run = |id: &str, jobs: &str| {
+        let out = moviegraph(
+            dir.path(),
+            &[
+                "eval",
+                "run",
+                "--trees",
+                "trees/synthetic.jsonl",
+                "--subject",
+                "random",
+                "--seed",
+                "4",
+                "--run",
+                id,
+                "--jobs",
+                jobs,
+                "--store",
+                "ws.db",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        // stderr is a pipe here: no progress bar is drawn.
+        assert!(
+            !text(&out.stderr).contains("questions ["),
+            "{}",
+            text(&out.stderr)
+        );
+    };
+    run("one", "1");
+    run("three", "3");
+    let csv = |id: &str| {
+        let out = moviegraph(
+            dir.path(),
+            &["eval", "report", id, "--format", "csv", "--store", "ws.db"],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout).replace(&format!("\n{id},"), "\nRUN,")
+    };
+    assert_eq!(csv("one"), csv("three"));
+
+    let html = |file: &str| {
+        let out = moviegraph(
+            dir.path(),
+            &[
+                "eval", "report", "one", "three", "--format", "html", "--out", file, "--store",
+                "ws.db",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(out.stdout.is_empty());
+        std::fs::read_to_string(dir.path().join(file)).unwrap()
+    };
+    let page = html("a.html");
+    assert_eq!(page, html("b.html"));
+    assert!(page.contains("<svg") && !page.contains("http"));
+
+    let out = moviegraph(
+        dir.path(),
+        &[
+            "eval",
+            "run",
+            "--trees",
+            "trees/synthetic.jsonl",
+            "--subject",
+            "random",
+            "--jobs",
+            "0",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn rotate_stores_five_runs_and_reports_bias() {
+    let dir = tempfile::tempdir().unwrap();
+    save_trees(
+        &dir.path().join("trees/synthetic.jsonl"),
+        &synthetic_trees(6),
+    )
+    .unwrap();
+    let args = [
+        "eval",
+        "run",
+        "--trees",
+        "trees/synthetic.jsonl",
+        "--subject",
+        "first-option",
+        "--run",
+        "fo",
+        "--rotate",
+        "--jobs",
+        "2",
+        "--store",
+        "ws.db",
+    ];
+    let out = moviegraph(dir.path(), &args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // 6 trees of 15 questions, five times.
+    assert!(
+        text(&out.stdout).contains("30 trees, 450 answers (450 asked now"),
+        "{}",
+        text(&out.stdout)
+    );
+    let again = moviegraph(dir.path(), &args);
+    assert!(text(&again.stdout).contains("(0 asked now, 450 from an earlier start)"));
+    for id in ["fo@rot1", "fo@rot2", "fo@rot3", "fo@shuffle"] {
+        let out = moviegraph(dir.path(), &["eval", "report", id, "--store", "ws.db"]);
+        assert!(out.status.success(), "{id}: {}", text(&out.stderr));
+    }
+    let out = moviegraph(
+        dir.path(),
+        &[
+            "eval",
+            "report",
+            "fo",
+            "--format",
+            "csv",
+            "--bootstrap",
+            "0",
+            "--store",
+            "ws.db",
+        ],
+    );
+    let csv = text(&out.stdout);
+    // first-option always picks displayed A: every chosen label sits at position A.
+    assert!(csv.contains("fo,position,A,chosen_share,"), "{csv}");
+    let line = csv
+        .lines()
+        .find(|l| l.starts_with("fo,position,A,chosen_share,"))
+        .unwrap();
+    assert!(line.ends_with(",1.000000,1.000000,1.000000"), "{line}");
+    assert!(csv.contains("fo,rotation,mean,accuracy,"));
+    assert!(csv.contains("fo,position,bias,TVD,"));
+    let out = moviegraph(
+        dir.path(),
+        &[
+            "eval",
+            "report",
+            "fo",
+            "--format",
+            "html",
+            "--bootstrap",
+            "0",
+            "--store",
+            "ws.db",
+        ],
+    );
+    assert!(text(&out.stdout).contains("share of chosen vs correct options per displayed position"));
+}

@@ -4,11 +4,16 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use moviegraph::eval::metrics::rotation_figures;
 use moviegraph::eval::metrics::{compute, BootstrapSettings};
-use moviegraph::eval::protocol::{load_run, run_stored};
-use moviegraph::eval::report;
+use moviegraph::eval::protocol::{
+    load_run, rotation_displays, run_stored_with, Display, LoadedRun, RunEvent, RunOptions,
+    RunProgress,
+};
 use moviegraph::eval::score::NO_JUDGE_LABEL;
 use moviegraph::eval::subject::{baseline, fnv1a, BASELINES};
+use moviegraph::eval::{html, report};
 use moviegraph::store::{self, EvalRun, Store};
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::schema::Tree;
@@ -66,6 +71,16 @@ pub struct EvalRunArgs {
     /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
     #[arg(long)]
     store: Option<PathBuf>,
+    /// Trees walked at once (each tree is its own conversation; the answers and
+    /// reports are those of a one-at-a-time run).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: u64,
+    /// Option rotation: walk every tree five times, in separate conversations and
+    /// stored as five runs (ID, ID@rot1, ID@rot2, ID@rot3, ID@shuffle), showing each
+    /// choice question's options under the four cyclic rotations and one seeded
+    /// shuffle; `eval report ID` then adds the averaged accuracy and positional bias.
+    #[arg(long)]
+    rotate: bool,
 }
 
 /// Output forms of `eval report`.
@@ -77,6 +92,8 @@ pub enum ReportFormat {
     Json,
     /// One figure per line.
     Csv,
+    /// A self-contained HTML page with SVG charts (opens offline in a browser).
+    Html,
 }
 
 /// Options of `eval report`.
@@ -97,6 +114,9 @@ pub struct EvalReportArgs {
     /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
     #[arg(long)]
     store: Option<PathBuf>,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
     /// Add the text-only ablation: exactly two runs, the first with keyframes, the
     /// second `--text-only`; prints the accuracy drop per category, level and depth.
     #[arg(long)]
@@ -104,14 +124,14 @@ pub struct EvalReportArgs {
 }
 
 /// Runs the selected eval command.
-pub fn eval(cmd: EvalCommand) -> anyhow::Result<Outcome> {
+pub fn eval(cmd: EvalCommand, quiet: bool) -> anyhow::Result<Outcome> {
     match cmd {
-        EvalCommand::Run(args) => eval_run(args),
+        EvalCommand::Run(args) => eval_run(args, quiet),
         EvalCommand::Report(args) => eval_report(args),
     }
 }
 
-fn eval_run(args: EvalRunArgs) -> anyhow::Result<Outcome> {
+fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let Some(subject) = baseline(&args.subject, args.seed) else {
         bail!(
             "subject {:?}: model subjects run through the model layer, which this build does not \
@@ -178,28 +198,66 @@ fn eval_run(args: EvalRunArgs) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .context("starting the async runtime")?;
-    let done = runtime
-        .block_on(run_stored(
-            &store,
-            &run,
-            &trees,
-            subject.as_ref(),
-            None,
-            &mut |tree, progress| {
-                tracing::info!(
-                    "tree {}/{total} {}: {} answers so far, {} asked now",
-                    progress.trees,
-                    tree.id,
-                    progress.answers,
-                    progress.asked
-                );
-            },
-        ))
-        .with_context(|| {
-            format!(
-                "run {id} stopped; its answers so far are stored, rerun the same command to resume"
-            )
-        })?;
+    let passes: Vec<(Display, String)> = if args.rotate {
+        rotation_displays(args.seed)
+            .iter()
+            .map(|(display, suffix)| (*display, format!("{id}{suffix}")))
+            .collect()
+    } else {
+        vec![(Display::Original, id.clone())]
+    };
+    let bars = Bars::new(&trees, passes.len(), quiet);
+    let mut done = RunProgress::default();
+    for (display, pass_id) in &passes {
+        let pass = EvalRun {
+            id: pass_id.clone(),
+            ..run.clone()
+        };
+        let pass_done = runtime
+            .block_on(run_stored_with(
+                &store,
+                &pass,
+                &trees,
+                subject.as_ref(),
+                None,
+                RunOptions {
+                    display: *display,
+                    jobs: args.jobs as usize,
+                },
+                &|event| match event {
+                    RunEvent::Answered { .. } => bars.questions.inc(1),
+                    RunEvent::TreeDone {
+                        tree,
+                        replayed,
+                        done,
+                    } => {
+                        bars.questions.inc(replayed as u64);
+                        bars.trees.inc(1);
+                        tracing::info!(
+                            "{pass_id}: tree {}/{total} {}: {} answers so far, {} asked now",
+                            done.trees,
+                            tree.id,
+                            done.answers,
+                            done.asked
+                        );
+                    }
+                },
+            ))
+            .with_context(|| {
+                format!(
+                    "run {pass_id} stopped; its answers so far are stored, rerun the same command to resume"
+                )
+            })?;
+        done.trees += pass_done.trees;
+        done.answers += pass_done.answers;
+        done.asked += pass_done.asked;
+    }
+    bars.finish();
+    let id = if args.rotate {
+        format!("{id} (and its four rotation runs)")
+    } else {
+        id
+    };
     emit(&format!(
         "run {id}: {} trees, {} answers ({} asked now, {} from an earlier start), store {}\n",
         done.trees,
@@ -209,6 +267,49 @@ fn eval_run(args: EvalRunArgs) -> anyhow::Result<Outcome> {
         store_path.display()
     ))?;
     Ok(Outcome::Success)
+}
+
+/// Progress bars on stderr: trees and questions done, rate and ETA. Hidden when stderr
+/// is not a terminal (indicatif's own check) or with `-q`.
+struct Bars {
+    _multi: MultiProgress,
+    trees: ProgressBar,
+    questions: ProgressBar,
+}
+
+impl Bars {
+    fn new(trees: &[Tree], passes: usize, quiet: bool) -> Bars {
+        let target = if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let multi = MultiProgress::with_draw_target(target);
+        let style = |unit: &str| {
+            ProgressStyle::with_template(&format!(
+                "{{prefix:>9}} [{{bar:30}}] {{pos}}/{{len}} {unit} {{per_sec}} ETA {{eta}}"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ")
+        };
+        let add = |len: usize, prefix: &'static str, unit: &str| {
+            let bar = multi.add(ProgressBar::new(len as u64));
+            bar.set_style(style(unit));
+            bar.set_prefix(prefix);
+            bar
+        };
+        let questions: usize = trees.iter().map(|t| t.nodes.len()).sum();
+        Bars {
+            trees: add(trees.len() * passes, "trees", "trees"),
+            questions: add(questions * passes, "questions", "answers"),
+            _multi: multi,
+        }
+    }
+
+    fn finish(&self) {
+        self.trees.finish_and_clear();
+        self.questions.finish_and_clear();
+    }
 }
 
 fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
@@ -224,7 +325,21 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
     let mut metrics = Vec::new();
     for id in &args.runs {
         let loaded = load_run(&store, id)?;
-        metrics.push(compute(&loaded, settings));
+        let mut m = compute(&loaded, settings);
+        if store.eval_run(&format!("{id}@rot1"))?.is_some() {
+            let displays = rotation_displays(loaded.run.seed);
+            let mut variants = vec![loaded];
+            for (_, suffix) in &displays[1..] {
+                variants.push(load_run(&store, &format!("{id}{suffix}"))?);
+            }
+            let pairs: Vec<(Display, &LoadedRun)> = displays
+                .iter()
+                .map(|(d, _)| *d)
+                .zip(variants.iter())
+                .collect();
+            m.figures.extend(rotation_figures(&pairs));
+        }
+        metrics.push(m);
     }
     if args.ablation {
         if args.format != ReportFormat::Table {
@@ -246,7 +361,12 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
         ReportFormat::Table => report::table(&metrics),
         ReportFormat::Json => report::json(&metrics),
         ReportFormat::Csv => report::csv(&metrics),
+        ReportFormat::Html => html::html(&metrics)?,
     };
-    emit(&text)?;
+    match &args.out {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("{}: writing the report", path.display()))?,
+        None => emit(&text)?,
+    }
     Ok(Outcome::Success)
 }

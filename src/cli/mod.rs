@@ -83,7 +83,7 @@ pub fn main() -> ExitCode {
         Command::Graph(cmd) => graph::graph(cmd),
         Command::Trees(cmd) => trees::trees(cmd),
         Command::Bench(cmd) => bench::bench(cmd),
-        Command::Eval(cmd) => eval::eval(cmd),
+        Command::Eval(cmd) => eval::eval(cmd, cli.quiet),
         Command::Models(cmd) => models::models(cmd),
         Command::Llm(cmd) => llm::llm(cmd),
         Command::Local(cmd) => local::local(cmd),

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::parse::Parsed;
-use super::protocol::LoadedRun;
+use super::protocol::{display_order, Display, LoadedRun};
 use super::score::NO_JUDGE_LABEL;
 use super::subject::SplitMix64;
 use crate::trees::schema::{Format, Node, QuestionType};
@@ -117,7 +117,7 @@ pub struct RunMetrics {
     pub distractors: Vec<(String, usize)>,
 }
 
-const SECTIONS: [&str; 10] = [
+const SECTIONS: [&str; 11] = [
     "all",
     "phase",
     "format",
@@ -126,6 +126,7 @@ const SECTIONS: [&str; 10] = [
     "category",
     "film",
     "group_level",
+    "transition",
     "ccf",
     "tree",
 ];
@@ -391,6 +392,16 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
         t.1 += c.first;
         t.2 += c.second;
     }
+    // Group-level cells by level, for the individual-vs-group transition gap.
+    let levels: Vec<(u8, usize)> = cells
+        .iter()
+        .enumerate()
+        .filter_map(|(i, key)| match key {
+            CellKey::Group(level) => Some((*level, i)),
+            _ => None,
+        })
+        .collect();
+    let mut gap_samples: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     let mut samples_first: Vec<Vec<f64>> = vec![Vec::with_capacity(bootstrap.resamples); n_cells];
     let mut samples_second: Vec<Vec<f64>> = vec![Vec::with_capacity(bootstrap.resamples); n_cells];
     if !spans.is_empty() {
@@ -423,6 +434,10 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
                     samples_second[i].push(a.2 / a.0 as f64);
                 }
             }
+            if let Some((first, second)) = transition_gap(&levels, &acc) {
+                gap_samples.0.push(first);
+                gap_samples.1.push(second);
+            }
         }
     }
 
@@ -450,6 +465,18 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
             }
         })
         .collect();
+    if let Some((first, second)) = transition_gap(&levels, &total) {
+        let n: u64 = levels.iter().map(|&(_, i)| total[i].0).sum();
+        figures.push(Figure {
+            section: "transition",
+            key: TRANSITION_KEY.into(),
+            n: n as usize,
+            first_name: "accuracy_gap",
+            first: interval(first, &mut gap_samples.0),
+            second_name: "score_gap",
+            second: interval(second, &mut gap_samples.1),
+        });
+    }
     figures.sort_by(|a, b| {
         section_rank(a.section)
             .cmp(&section_rank(b.section))
@@ -474,6 +501,31 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
         dependency,
         distractors: distractors.into_iter().collect(),
     }
+}
+
+/// Key of the transition-gap figure (section `transition`).
+pub const TRANSITION_KEY: &str = "L1-L3 minus L4-L7";
+
+/// The individual-vs-group transition gap from per-cell sums `(n, correct, score)`:
+/// the unweighted mean accuracy (and score) over the individual levels L1–L3 that have
+/// answers, minus the same mean over the group levels L4–L7; `None` unless both sides
+/// have answers.
+fn transition_gap(levels: &[(u8, usize)], sums: &[(u64, f64, f64)]) -> Option<(f64, f64)> {
+    let side = |range: std::ops::RangeInclusive<u8>| {
+        let mut k = 0.0;
+        let (mut first, mut second) = (0.0, 0.0);
+        for &(level, i) in levels {
+            let (n, c, s) = sums[i];
+            if range.contains(&level) && n > 0 {
+                k += 1.0;
+                first += c / n as f64;
+                second += s / n as f64;
+            }
+        }
+        (k > 0.0).then(|| (first / k, second / k))
+    };
+    let (a, b) = (side(1..=3)?, side(4..=7)?);
+    Some((a.0 - b.0, a.1 - b.1))
 }
 
 /// The estimate with the 2.5th and 97.5th percentiles of its resamples.
@@ -508,5 +560,133 @@ impl RunMetrics {
         self.figures
             .iter()
             .find(|f| f.section == section && f.key == key)
+    }
+}
+
+/// One displayed variant of a `--rotate` run: the display and the run's data.
+pub type Variant<'a> = (Display, &'a LoadedRun);
+
+/// The option-rotation figures of the variants of one `--rotate` run (choice answers
+/// only; both phases): section `rotation` has each variant's accuracy and score
+/// (`rot0`…`rot3`, `shuffle`, in the order given) and their unweighted `mean`; section
+/// `position` has, per displayed position (`A`, `B`, …), the share of all chosen
+/// labels shown there (`chosen_share`) against the share of all correct options shown
+/// there (`gold_share`), and key `bias`: the total variation distance between the two
+/// distributions (`TVD`, ½ Σ |chosen − gold|) and the largest single gap (`max_gap`).
+/// Point estimates only: the intervals equal the estimate.
+pub fn rotation_figures(variants: &[Variant<'_>]) -> Vec<Figure> {
+    let point = |v: f64| Estimate {
+        mean: v,
+        lo: v,
+        hi: v,
+    };
+    let mut figures = Vec::new();
+    let mut chosen: Vec<f64> = Vec::new();
+    let mut gold: Vec<f64> = Vec::new();
+    let (mut sum_acc, mut sum_score, mut total_n) = (0.0, 0.0, 0usize);
+    for (display, loaded) in variants {
+        let nodes: HashMap<(&str, &str), &Node> = loaded
+            .trees
+            .iter()
+            .flat_map(|t| {
+                t.nodes
+                    .iter()
+                    .map(move |n| ((t.id.as_str(), n.id.as_str()), n))
+            })
+            .collect();
+        let (mut n, mut correct, mut score) = (0usize, 0.0, 0.0);
+        for answer in &loaded.answers {
+            let Some(node) = nodes.get(&(answer.tree_id.as_str(), answer.node_id.as_str())) else {
+                continue;
+            };
+            if node.format == Format::Open {
+                continue;
+            }
+            n += 1;
+            correct += f64::from(u8::from(answer.correct));
+            score += answer.score;
+            let order = display_order(*display, &answer.tree_id, &node.id, node.options.len());
+            if chosen.len() < order.len() {
+                chosen.resize(order.len(), 0.0);
+                gold.resize(order.len(), 0.0);
+            }
+            let labels = match serde_json::from_str::<Parsed>(&answer.parsed) {
+                Ok(Parsed::Choice(labels)) => labels,
+                _ => Vec::new(),
+            };
+            for (j, &i) in order.iter().enumerate() {
+                let option = &node.options[i];
+                if labels.contains(&option.label) {
+                    chosen[j] += 1.0;
+                }
+                if option.correct {
+                    gold[j] += 1.0;
+                }
+            }
+        }
+        let name = match display {
+            Display::Original => "original".to_string(),
+            Display::Rotate(k) => format!("rot{k}"),
+            Display::Shuffle(_) => "shuffle".to_string(),
+        };
+        let (acc, sc) = (correct / n.max(1) as f64, score / n.max(1) as f64);
+        sum_acc += acc;
+        sum_score += sc;
+        total_n += n;
+        figures.push(Figure {
+            section: "rotation",
+            key: name,
+            n,
+            first_name: "accuracy",
+            first: point(acc),
+            second_name: "score",
+            second: point(sc),
+        });
+    }
+    let k = variants.len().max(1) as f64;
+    figures.push(Figure {
+        section: "rotation",
+        key: "mean".into(),
+        n: total_n,
+        first_name: "accuracy",
+        first: point(sum_acc / k),
+        second_name: "score",
+        second: point(sum_score / k),
+    });
+    let (chosen_total, gold_total): (f64, f64) = (chosen.iter().sum(), gold.iter().sum());
+    let (mut tvd, mut max_gap) = (0.0f64, 0.0f64);
+    for j in 0..chosen.len() {
+        let c = chosen[j] / chosen_total.max(1.0);
+        let g = gold[j] / gold_total.max(1.0);
+        tvd += (c - g).abs() / 2.0;
+        max_gap = max_gap.max((c - g).abs());
+        figures.push(Figure {
+            section: "position",
+            key: position_label(j),
+            n: chosen[j] as usize,
+            first_name: "chosen_share",
+            first: point(c),
+            second_name: "gold_share",
+            second: point(g),
+        });
+    }
+    figures.push(Figure {
+        section: "position",
+        key: "bias".into(),
+        n: chosen_total as usize,
+        first_name: "TVD",
+        first: point(tvd),
+        second_name: "max_gap",
+        second: point(max_gap),
+    });
+    figures
+}
+
+/// `A`, `B`, … for display positions 0, 1, ….
+fn position_label(j: usize) -> String {
+    if j < 26 {
+        char::from(b'A' + j as u8).to_string()
+    } else {
+        format!("#{}", j + 1)
     }
 }

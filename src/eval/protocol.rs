@@ -14,12 +14,16 @@
 //! conversation from the recorded replies (the protocol is deterministic given the
 //! replies, so the conversation is rebuilt exactly) and asks only what is missing.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
 
 use super::parse::{parse_answer, Parsed};
 use super::prompt::{render_question, Message, Phase, Role, SYSTEM_PROMPT};
 use super::score::{score_choice, score_open, Scored};
-use super::subject::{Ask, Judge, QuestionView, Subject, SubjectError};
+use super::subject::{fnv1a, Ask, Judge, QuestionView, SplitMix64, Subject, SubjectError};
 use crate::store::{EvalAnswer, EvalRun, Store, StoreError};
 use crate::trees::schema::{Format, Node, Tree};
 
@@ -72,6 +76,85 @@ pub enum ProtocolError {
 pub struct WalkSettings {
     /// Withhold keyframes.
     pub text_only: bool,
+    /// The order choice options are shown in.
+    pub display: Display,
+}
+
+/// The order a choice question's options are shown in. Labels stay `A, B, C…` in
+/// display order; answers are mapped back to the original options before scoring.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Display {
+    /// As in the tree file.
+    #[default]
+    Original,
+    /// Cyclic rotation by k: display position j shows original option (j + k) mod n.
+    Rotate(usize),
+    /// A shuffle seeded by this seed, the tree id and the node id.
+    Shuffle(u64),
+}
+
+/// The five displays of `--rotate`: the four cyclic rotations, then one seeded shuffle,
+/// with the suffix each one's run id carries (none for rotation 0).
+pub fn rotation_displays(seed: u64) -> [(Display, &'static str); 5] {
+    [
+        (Display::Rotate(0), ""),
+        (Display::Rotate(1), "@rot1"),
+        (Display::Rotate(2), "@rot2"),
+        (Display::Rotate(3), "@rot3"),
+        (Display::Shuffle(seed), "@shuffle"),
+    ]
+}
+
+/// Display position j shows original option `order[j]`.
+pub fn display_order(display: Display, tree_id: &str, node_id: &str, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    match display {
+        Display::Original => {}
+        Display::Rotate(k) => {
+            if n > 0 {
+                order.rotate_left(k % n);
+            }
+        }
+        Display::Shuffle(seed) => {
+            let mut rng = SplitMix64::new(
+                seed ^ fnv1a(tree_id.as_bytes()) ^ fnv1a(node_id.as_bytes()).rotate_left(23),
+            );
+            for i in (1..n).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+        }
+    }
+    order
+}
+
+/// The node as displayed: options reordered by `order`, labels kept in sequence.
+fn displayed(node: &Node, order: &[usize]) -> Node {
+    let mut shown = node.clone();
+    for (j, &i) in order.iter().enumerate() {
+        shown.options[j] = node.options[i].clone();
+        shown.options[j].label = node.options[j].label.clone();
+    }
+    shown
+}
+
+/// Displayed labels back to the original options' labels, in original option order.
+fn map_back(node: &Node, order: &[usize], parsed: Parsed) -> Parsed {
+    let Parsed::Choice(labels) = parsed else {
+        return parsed;
+    };
+    let mut original: Vec<usize> = labels
+        .iter()
+        .filter_map(|l| node.options.iter().position(|o| &o.label == l))
+        .map(|j| order[j])
+        .collect();
+    original.sort_unstable();
+    original.dedup();
+    Parsed::Choice(
+        original
+            .into_iter()
+            .map(|i| node.options[i].label.clone())
+            .collect(),
+    )
 }
 
 /// One tree's walk: every answer in conversation order and how many were new.
@@ -196,8 +279,15 @@ async fn ask(
     record: &mut dyn FnMut(&EvalAnswer) -> Result<(), StoreError>,
     walk: &mut TreeWalk,
 ) -> Result<(Parsed, EvalAnswer), ProtocolError> {
+    let order = display_order(settings.display, &tree.id, &node.id, node.options.len());
+    let shown = if node.format == Format::Open || settings.display == Display::Original {
+        None
+    } else {
+        Some(displayed(node, &order))
+    };
+    let shown_node = shown.as_ref().unwrap_or(node);
     walk.conversation
-        .push(render_question(tree, node, phase, settings.text_only));
+        .push(render_question(tree, shown_node, phase, settings.text_only));
     let seq = walk.answers.len() as u32;
     let answer = if let Some(stored) = prior.get(&node.id) {
         if stored.phase != phase.number() || stored.seq != seq {
@@ -215,7 +305,7 @@ async fn ask(
         }
         stored.clone()
     } else {
-        let view = QuestionView::of(node);
+        let view = QuestionView::of(shown_node);
         let raw = subject
             .answer(&Ask {
                 tree_id: &tree.id,
@@ -232,7 +322,10 @@ async fn ask(
             })?;
         walk.asked += 1;
         let labels: Vec<&str> = node.options.iter().map(|o| o.label.as_str()).collect();
-        let parsed = parse_answer(node.format, &labels, &raw);
+        let mut parsed = parse_answer(node.format, &labels, &raw);
+        if shown.is_some() {
+            parsed = map_back(node, &order, parsed);
+        }
         let scored = score_node(tree, node, &parsed, judge).await?;
         let answer = EvalAnswer {
             tree_id: tree.id.clone(),
@@ -311,6 +404,77 @@ pub async fn run_stored(
     judge: Option<&dyn Judge>,
     progress: &mut dyn FnMut(&Tree, &RunProgress),
 ) -> Result<RunProgress, ProtocolError> {
+    let progress = RefCell::new(progress);
+    run_stored_with(
+        store,
+        run,
+        trees,
+        subject,
+        judge,
+        RunOptions::default(),
+        &|event| {
+            if let RunEvent::TreeDone { tree, done, .. } = event {
+                (progress.borrow_mut())(tree, done);
+            }
+        },
+    )
+    .await
+}
+
+/// How [`run_stored_with`] runs.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    /// The order choice options are shown in (one display per run; `--rotate` makes
+    /// five runs, see [`rotation_displays`]).
+    pub display: Display,
+    /// Trees walked at once (at least 1). Each tree is its own conversation, so the
+    /// answers do not depend on this; only the order in which they arrive does.
+    pub jobs: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            display: Display::Original,
+            jobs: 1,
+        }
+    }
+}
+
+/// What [`run_stored_with`] reports as it goes.
+#[derive(Debug, Clone, Copy)]
+pub enum RunEvent<'a> {
+    /// The subject answered a question of `tree` and the answer is stored.
+    Answered {
+        /// The tree.
+        tree: &'a Tree,
+    },
+    /// `tree` is walked to its end.
+    TreeDone {
+        /// The tree.
+        tree: &'a Tree,
+        /// Its answers taken from an earlier start rather than asked now.
+        replayed: usize,
+        /// Totals so far.
+        done: &'a RunProgress,
+    },
+}
+
+type WalkFuture<'a> = Pin<Box<dyn Future<Output = Result<TreeWalk, ProtocolError>> + 'a>>;
+
+/// [`run_stored`] with options: walks up to `options.jobs` trees at once on the
+/// calling task (no threads: the subject's awaits interleave), records each answer as
+/// it arrives (one store write at a time, since every write happens on this task), and
+/// reports every answer and every finished tree to `on_event`.
+pub async fn run_stored_with(
+    store: &Store,
+    run: &EvalRun,
+    trees: &[Tree],
+    subject: &dyn Subject,
+    judge: Option<&dyn Judge>,
+    options: RunOptions,
+    on_event: &dyn Fn(RunEvent<'_>),
+) -> Result<RunProgress, ProtocolError> {
     let mismatch = |message: String| ProtocolError::Mismatch {
         run: run.id.clone(),
         message,
@@ -367,25 +531,50 @@ pub async fn run_stored(
     }
     let settings = WalkSettings {
         text_only: run.text_only,
+        display: options.display,
     };
     let empty = HashMap::new();
     let mut done = RunProgress::default();
-    for tree in trees {
-        let mut record =
-            |answer: &EvalAnswer| store.record_eval_answers(&run.id, std::slice::from_ref(answer));
-        let walk = walk_tree(
-            tree,
-            subject,
-            judge,
-            settings,
-            prior.get(&tree.id).unwrap_or(&empty),
-            &mut record,
-        )
-        .await?;
+    let jobs = options.jobs.max(1);
+    let mut waiting = trees.iter();
+    let mut running: Vec<(&Tree, WalkFuture<'_>)> = Vec::new();
+    loop {
+        while running.len() < jobs {
+            let Some(tree) = waiting.next() else { break };
+            let prior = prior.get(&tree.id).unwrap_or(&empty);
+            let walk: WalkFuture<'_> = Box::pin(async move {
+                let mut record = |answer: &EvalAnswer| {
+                    store.record_eval_answers(&run.id, std::slice::from_ref(answer))?;
+                    on_event(RunEvent::Answered { tree });
+                    Ok(())
+                };
+                walk_tree(tree, subject, judge, settings, prior, &mut record).await
+            });
+            running.push((tree, walk));
+        }
+        if running.is_empty() {
+            break;
+        }
+        // The first walk (in tree order) that is ready; the others stay suspended.
+        let (at, result) = std::future::poll_fn(|cx| {
+            for (at, (_, walk)) in running.iter_mut().enumerate() {
+                if let Poll::Ready(result) = walk.as_mut().poll(cx) {
+                    return Poll::Ready((at, result));
+                }
+            }
+            Poll::Pending
+        })
+        .await;
+        let (tree, _) = running.remove(at);
+        let walk = result?;
         done.trees += 1;
         done.answers += walk.answers.len();
         done.asked += walk.asked;
-        progress(tree, &done);
+        on_event(RunEvent::TreeDone {
+            tree,
+            replayed: walk.answers.len() - walk.asked,
+            done: &done,
+        });
     }
     Ok(done)
 }
