@@ -256,3 +256,23 @@ fn stats_and_import_read_the_committed_file() {
         std::fs::read(&path).unwrap()
     );
 }
+
+/// Keyframe paths are workspace-relative, so the committed file is the same on
+/// every machine (an absolute path once leaked in through the shot finder).
+#[test]
+fn keyframe_paths_in_generated_trees_are_relative() {
+    let dir = tempfile::tempdir().unwrap();
+    let trees = moviegraph::trees::jsonl::read_trees(&generate_into(dir.path())).unwrap();
+    let frames: Vec<&String> = trees
+        .iter()
+        .flat_map(|t| &t.nodes)
+        .flat_map(|n| &n.context.keyframes)
+        .collect();
+    assert!(!frames.is_empty());
+    for path in frames {
+        assert!(
+            path.starts_with("keyframes/the-second-key/"),
+            "not workspace-relative: {path}"
+        );
+    }
+}

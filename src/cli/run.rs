@@ -127,9 +127,26 @@ pub(super) fn find_shots(dir: &Path, film: &str) -> Option<PathBuf> {
         }
     }
     let parent = dir.canonicalize().ok()?.parent()?.parent()?.to_path_buf();
-    [dir.join("keyframes"), parent.join("keyframes").join(film)]
+    let found = [dir.join("keyframes"), parent.join("keyframes").join(film)]
         .into_iter()
-        .find(|d| d.join("shot_txt").is_dir())
+        .find(|d| d.join("shot_txt").is_dir())?;
+    // Keyframe paths end up in the store, the graph export and the trees; keep
+    // them relative to the workspace so those files are the same on every machine.
+    Some(relative_to_cwd(found))
+}
+
+/// `path` relative to the working directory when it lies inside it, else unchanged.
+fn relative_to_cwd(path: PathBuf) -> PathBuf {
+    let Some(cwd) = std::env::current_dir()
+        .ok()
+        .and_then(|d| d.canonicalize().ok())
+    else {
+        return path;
+    };
+    match path.strip_prefix(&cwd) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => path,
+    }
 }
 
 /// Aligns the primary script with the folder's subtitles, when it has any,

@@ -27,7 +27,8 @@ pub fn honour(delay: Duration) -> Duration {
 /// The delay a rate-limited response asks for: `retry-after-ms` when present (it is
 /// the precise form of `Retry-After`, which servers round up to whole seconds), else
 /// the longest of `Retry-After` (seconds) and `x-ratelimit-reset-requests`/`-tokens`
-/// (`1s`, `6m0s`, `250ms`). An HTTP-date `Retry-After` is not understood and ignored.
+/// (`1s`, `6m0s`, `250ms`). A `Retry-After` given as an HTTP date counts from now
+/// (a date already past asks for no wait).
 pub fn server_delay<'a>(headers: impl Iterator<Item = (&'a str, &'a str)>) -> Option<Duration> {
     let mut best: Option<Duration> = None;
     let mut precise: Option<Duration> = None;
@@ -43,7 +44,15 @@ pub fn server_delay<'a>(headers: impl Iterator<Item = (&'a str, &'a str)>) -> Op
             continue;
         }
         let d = match lower.as_str() {
-            "retry-after" => value.parse::<f64>().ok(),
+            "retry-after" => value.parse::<f64>().ok().or_else(|| {
+                let until = httpdate::parse_http_date(value).ok()?;
+                Some(
+                    until
+                        .duration_since(std::time::SystemTime::now())
+                        .unwrap_or_default()
+                        .as_secs_f64(),
+                )
+            }),
             "x-ratelimit-reset-requests" | "x-ratelimit-reset-tokens" => go_duration(value),
             _ => None,
         };
@@ -123,7 +132,18 @@ mod tests {
             d(&[("x-ratelimit-reset-tokens", "20ms"), ("retry-after", "0")]),
             Some(Duration::from_millis(20))
         );
-        assert_eq!(d(&[("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT")]), None);
+        // An HTTP date: in the past asks for no wait, in the future for the time until it.
+        assert_eq!(
+            d(&[("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT")]),
+            Some(Duration::ZERO)
+        );
+        let later = std::time::SystemTime::now() + Duration::from_secs(30);
+        let wait = d(&[("Retry-After", httpdate::fmt_http_date(later).as_str())]).unwrap();
+        assert!(
+            wait > Duration::from_secs(27) && wait <= Duration::from_secs(30),
+            "{wait:?}"
+        );
+        assert_eq!(d(&[("Retry-After", "soon")]), None);
         assert_eq!(d(&[("content-type", "text/plain")]), None);
     }
 
