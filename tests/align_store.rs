@@ -212,6 +212,10 @@ fn run_aligns_a_film_folder_with_subtitles_and_stores_it() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("stage align: aligned"), "{out}");
+    assert!(
+        out.contains("embedder hashed-char-ngram-512, the offline baseline"),
+        "{out}"
+    );
     assert!(out.contains("140 shots"), "{out}");
     let store = Store::open(&db).unwrap();
     let film = store.film_id("the-second-key").unwrap().unwrap();

@@ -200,14 +200,15 @@ fn align_stage(args: &RunArgs, film: &str, play: &Screenplay) -> anyhow::Result<
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "stage align: {} ({} of {} dialogue lines matched to {} cues, coverage {:.1} %, mean confidence {:.3}, {:.1} ms)",
+        "stage align: {} ({} of {} dialogue lines matched to {} cues, coverage {:.1} %, mean confidence {:.3}, {:.1} ms; embedder {}, the offline baseline)",
         s.verdict.as_str(),
         s.matched,
         s.dialogue_lines,
         s.cues,
         s.coverage * 100.0,
         s.mean_confidence,
-        elapsed.as_secs_f64() * 1e3
+        elapsed.as_secs_f64() * 1e3,
+        s.embedder
     );
     let timed = alignment
         .blocks
