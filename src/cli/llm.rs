@@ -5,14 +5,14 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use moviegraph::llm::batch::{self, BatchRequest};
 use moviegraph::llm::config::StructuredMode;
-use moviegraph::llm::{ChatResponse, Llm, LlmError, LlmOptions};
+use moviegraph::llm::{ChatResponse, Llm, LlmError};
 use moviegraph::store::{self, RoleTotals, RunId, Store};
 use tokio::sync::Semaphore;
 
@@ -124,18 +124,8 @@ pub fn llm(cmd: LlmCommand) -> anyhow::Result<Outcome> {
 }
 
 fn open(common: &Common, label: String, max_cost: Option<f64>) -> anyhow::Result<Llm> {
-    let config = common.models.load()?;
     let path = store::resolve_path(common.store.as_deref());
-    let store = Store::open(&path)?;
-    Ok(Llm::new(
-        config,
-        Arc::new(Mutex::new(store)),
-        LlmOptions {
-            run_label: label,
-            max_cost,
-            ..LlmOptions::default()
-        },
-    )?)
+    common.models.open_llm(&path, &label, max_cost)
 }
 
 fn run_batch(args: RunBatchArgs) -> anyhow::Result<Outcome> {

@@ -60,6 +60,30 @@ impl ModelFlags {
         }
         Ok(Config::load(self.config.as_deref(), &overrides)?)
     }
+
+    /// Loads the configuration and opens the model layer on its own
+    /// connection to the store at `store_path` (SQLite in WAL mode lets a stage
+    /// hold another connection to the same file), so a stage that writes its
+    /// own tables never waits on the model layer's lock.
+    pub fn open_llm(
+        &self,
+        store_path: &std::path::Path,
+        run_label: &str,
+        max_cost: Option<f64>,
+    ) -> anyhow::Result<Llm> {
+        let config = self.load()?;
+        let store = Store::open(store_path)
+            .with_context(|| format!("opening the store {}", store_path.display()))?;
+        Ok(Llm::new(
+            config,
+            Arc::new(Mutex::new(store)),
+            LlmOptions {
+                run_label: run_label.to_string(),
+                max_cost,
+                ..LlmOptions::default()
+            },
+        )?)
+    }
 }
 
 /// Show or check the configured models (moviegraph.toml; see

@@ -11,11 +11,13 @@
 //! - [`client`]: cache, budget, retries, timeouts, repair, call log.
 //! - [`schema`]: JSON extraction and schema validation.
 //! - [`batch`]: OpenAI Batch API JSONL in and out.
+//! - [`blocking`]: a synchronous face on a model handle for synchronous stages.
 //! - [`loopback`]: a scriptable OpenAI-compatible server on 127.0.0.1 with fault
 //!   injection, for tests and benchmarks.
 
 pub mod backend;
 pub mod batch;
+pub mod blocking;
 pub mod client;
 pub mod config;
 pub mod local;
@@ -27,6 +29,7 @@ pub mod schema;
 pub mod types;
 
 pub use backend::{AttemptError, Backend, EmbedResponse, FailureKind};
+pub use blocking::BlockingModel;
 pub use client::{ClientStats, Llm, LlmError, LlmOptions, ModelHandle};
 pub use config::{
     BackendKind, ClientConfig, Config, ConfigError, ModelConfig, Role, RoleOverrides,
