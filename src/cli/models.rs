@@ -186,7 +186,12 @@ fn list(config: &Config) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn check(config: &Config) -> anyhow::Result<Outcome> {
+/// Sends one tiny request to each model in `names` and gives its latency and
+/// answer, or the exact error (shared by `models check` and `doctor`).
+pub(super) fn ping(
+    config: &Config,
+    names: &[String],
+) -> anyhow::Result<Vec<(String, Result<(std::time::Duration, String), String>)>> {
     let store = Arc::new(Mutex::new(Store::open_in_memory()?));
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let llm = Llm::new(
@@ -197,9 +202,17 @@ fn check(config: &Config) -> anyhow::Result<Outcome> {
             ..LlmOptions::default()
         },
     )?;
+    Ok(names
+        .iter()
+        .map(|name| (name.clone(), runtime.block_on(llm.check(name))))
+        .collect())
+}
+
+fn check(config: &Config) -> anyhow::Result<Outcome> {
+    let names: Vec<String> = config.models.keys().cloned().collect();
     let mut failed = 0;
-    for name in config.models.keys() {
-        let line = match runtime.block_on(llm.check(name)) {
+    for (name, result) in ping(config, &names)? {
+        let line = match result {
             Ok((latency, text)) => {
                 let text: String = text.chars().take(60).collect();
                 format!(
