@@ -7,11 +7,13 @@ mod bench_graph;
 mod bench_llm;
 mod bench_local;
 mod bench_trees;
+mod doctor;
 mod embedding;
 mod eval;
 mod graph;
 mod llm;
 mod local;
+mod merge;
 mod models;
 mod parse;
 mod run;
@@ -61,6 +63,8 @@ enum Command {
     Llm(llm::LlmCommand),
     #[command(subcommand)]
     Local(local::LocalCommand),
+    Merge(merge::MergeArgs),
+    Doctor(doctor::DoctorArgs),
 }
 
 /// Outcome of a command that ran to completion: did its checks pass?
@@ -87,6 +91,8 @@ pub fn main() -> ExitCode {
         Command::Models(cmd) => models::models(cmd),
         Command::Llm(cmd) => llm::llm(cmd),
         Command::Local(cmd) => local::local(cmd),
+        Command::Merge(args) => merge::merge(args),
+        Command::Doctor(args) => doctor::doctor(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -14,7 +14,9 @@ mod embed;
 mod eval;
 mod films;
 mod graph;
+mod health;
 mod llm;
+mod merge;
 mod migrate;
 
 use std::path::{Path, PathBuf};
@@ -28,7 +30,9 @@ pub use align::{
 pub use eval::{EvalAnswer, EvalRun};
 pub use films::FilmId;
 pub use graph::{BlockProgress, GraphBuildId};
+pub use health::{inspect, StoreHealth};
 pub use llm::{CacheEntry, CachedResponse, CallRecord, RoleTotals, RunId};
+pub use merge::{Conflict, MergeCounts, MergeError, SourceMerge};
 pub use migrate::{Migration, MIGRATIONS};
 
 /// The default file name of a workspace's database, in the working directory.
