@@ -345,7 +345,13 @@ fn a_film_aligned_from_other_inputs_is_refused_and_nothing_is_written() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("merge refused: 1 conflict(s); all.db is unchanged"),
+        err.contains("merge refused: 2 conflict(s); all.db is unchanged"),
+        "{err}"
+    );
+    // The graph built from the edited script conflicts too: same settings, other work.
+    assert!(
+        err.contains("two.db: graph build of film harbour-night")
+            && err.contains("different work under the same settings"),
         "{err}"
     );
     assert!(
