@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -12,10 +13,14 @@ use moviegraph::graph::audit::{GroundingAuditor, RulesAdjudicator, SchemaTimeAud
 use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles};
 use moviegraph::graph::export::to_json;
 use moviegraph::graph::generate::RulesGenerator;
+use moviegraph::graph::model::{ModelAdjudicator, ModelAuditor, ModelGenerator};
 use moviegraph::graph::stats::stats;
 use moviegraph::graph::{BlockContext, Generator, Graph};
+use moviegraph::llm::loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
+use moviegraph::llm::{BlockingModel, Config, Llm, LlmOptions, ModelConfig};
 use moviegraph::screenplay::{self, Format, Screenplay};
 use moviegraph::store::Store;
+use serde_json::{json, Value};
 
 use super::{emit, Outcome};
 
@@ -31,6 +36,10 @@ pub struct BenchGraphArgs {
     /// Times each film repeats the seed story (≈600 candidates per copy).
     #[arg(long, default_value_t = 6)]
     copies: usize,
+    /// Films of the corpus also built with model-backed roles against a
+    /// scripted loopback server (0 skips that pass).
+    #[arg(long, default_value_t = 2)]
+    model_films: usize,
 }
 
 const NAMES: [&str; 5] = ["MARA", "QUINTON", "JUNE", "TEO", "HOLLIS"];
@@ -189,7 +198,203 @@ pub fn bench_graph(args: BenchGraphArgs) -> anyhow::Result<Outcome> {
         per_block(calls[2]),
         peak_rss_kb().map_or_else(|| "n/a (no /proc)".to_owned(), |kb| format!("{:.1} MB", kb as f64 / 1024.0)),
     );
+    if args.model_films > 0 {
+        let n = args.model_films.min(plays.len());
+        let m = model_pass(&plays[..n])?;
+        let rules_ms = total.as_secs_f64() * 1000.0 / blocks.max(1) as f64;
+        let per = |x: u64| x as f64 / m.blocks.max(1) as f64;
+        let _ = writeln!(
+            out,
+            "model-backed roles (openai backend, scripted loopback server on 127.0.0.1; generator, 2 auditors, adjudicator), first {n} film(s):\n\
+             blocks {}, candidates {}, dropped {}; {:.3} ms per block (rules pass above: {rules_ms:.3} ms per block, {:.1}× faster)\n\
+             model calls per block: generator {:.2}, auditors {:.2}, adjudicator {:.2} (total {:.2}; goal 1 + 1 per auditor + escalations); HTTP requests at the server {} for {} calls",
+            m.blocks,
+            m.candidates,
+            m.dropped,
+            m.elapsed.as_secs_f64() * 1000.0 / m.blocks.max(1) as f64,
+            m.elapsed.as_secs_f64() * 1000.0 / m.blocks.max(1) as f64 / rules_ms.max(1e-9),
+            per(m.calls[0]),
+            per(m.calls[1]),
+            per(m.calls[2]),
+            per(m.calls.iter().sum()),
+            m.requests,
+            m.calls.iter().sum::<u64>(),
+        );
+    }
     let _ = write!(out, "construction table of the last film:\n{last_table}");
     emit(&out)?;
     Ok(Outcome::Success)
+}
+
+/// What the model-backed pass measured.
+struct ModelPass {
+    blocks: usize,
+    candidates: usize,
+    dropped: u64,
+    calls: [u64; 3],
+    requests: u64,
+    elapsed: std::time::Duration,
+}
+
+/// The first user turn's text of a request body.
+fn user_text(body: &Value) -> String {
+    let user = body["messages"]
+        .as_array()
+        .and_then(|ms| ms.iter().find(|m| m["role"] == "user"));
+    match user.map(|m| &m["content"]) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// A scripted film model: the generator proposes each speaker of the block,
+/// an event for their first line and the edge between them; auditor `aud-a`
+/// accepts all, `aud-b` rejects about one candidate in five (by the length of
+/// its description), so some are escalated; the adjudicator decides by parity.
+fn scripted_responder() -> Responder {
+    Arc::new(|req: &Request| {
+        let text = user_text(&req.body);
+        let verdicts = |reject: &dyn Fn(&str) -> bool| {
+            let v: Vec<Value> = text
+                .lines()
+                .filter_map(|l| {
+                    let (h, rest) = l.split_once(' ')?;
+                    let d = h.strip_prefix('C')?;
+                    (!d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+                        .then(|| json!({"candidate": h, "accept": !reject(rest), "rationale": "scripted"}))
+                })
+                .collect();
+            Reply::chat(&json!({ "verdicts": v }).to_string())
+        };
+        let schema = req.body["response_format"]["json_schema"]["name"]
+            .as_str()
+            .unwrap_or("");
+        match (schema, req.body["model"].as_str()) {
+            ("graph_candidates", _) => {
+                let (mut entities, mut edges, mut seen) = (Vec::new(), Vec::new(), Vec::new());
+                for line in text.lines() {
+                    let Some((head, said)) = line.split_once(": ") else {
+                        continue;
+                    };
+                    let Some((num, rest)) = head.strip_prefix('[').and_then(|h| h.split_once("] "))
+                    else {
+                        continue;
+                    };
+                    let Some(speaker) = rest.strip_prefix("dialogue ") else {
+                        continue;
+                    };
+                    let quote = said
+                        .split_whitespace()
+                        .take(3)
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    if quote.is_empty() || seen.contains(&speaker) {
+                        continue;
+                    }
+                    seen.push(speaker);
+                    let k = entities.len() + 1;
+                    let ev = json!([{"element": num.parse::<u64>().unwrap_or(0), "quote": quote}]);
+                    entities.push(json!({"handle": format!("N{k}"), "kind": "character", "name": speaker, "evidence": ev}));
+                    entities.push(json!({"handle": format!("N{}", k + 1), "kind": "event", "name": format!("{speaker} speaks"), "act": "action", "agent": format!("N{k}"), "evidence": ev}));
+                    edges.push(json!({"kind": "participates_in", "source": format!("N{k}"), "target": format!("N{}", k + 1), "evidence": ev}));
+                }
+                Reply::chat(&json!({"entities": entities, "edges": edges}).to_string())
+            }
+            ("audit_verdicts", Some("aud-a")) => verdicts(&|_: &str| false),
+            ("audit_verdicts", _) => verdicts(&|l: &str| l.len() % 5 == 0),
+            ("adjudication", _) => Reply::chat(
+                &json!({"accept": text.len() % 2 == 0, "rationale": "scripted"}).to_string(),
+            ),
+            _ => Reply::error(400, "unexpected request"),
+        }
+    })
+}
+
+/// Builds `plays` with model-backed roles over HTTP to a loopback server, in
+/// a fresh store (so no answer comes from the cache).
+fn model_pass(plays: &[Screenplay]) -> anyhow::Result<ModelPass> {
+    let server = LoopbackServer::start(ServerOptions {
+        responder: scripted_responder(),
+        ..ServerOptions::default()
+    })?;
+    let url = server.url();
+    let mut config = Config::offline();
+    for name in ["gen", "aud-a", "aud-b", "adj"] {
+        config
+            .models
+            .insert(name.to_owned(), ModelConfig::openai(name, &[&url]));
+    }
+    let db = std::env::temp_dir().join(format!(
+        "moviegraph-bench-graph-model-{}.db",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&db);
+    let store = Store::open(&db)?;
+    let llm = Llm::new(
+        config,
+        Arc::new(Mutex::new(Store::open(&db)?)),
+        LlmOptions {
+            run_label: "bench graph".to_owned(),
+            ..LlmOptions::default()
+        },
+    )?;
+    let handles = [
+        ("gen", "generator"),
+        ("aud-a", "auditor"),
+        ("aud-b", "auditor"),
+        ("adj", "adjudicator"),
+    ]
+    .iter()
+    .map(|(n, r)| llm.model(n, r))
+    .collect::<Result<Vec<_>, _>>()?;
+    let m = BlockingModel::all(handles)?;
+    let (g, a1, a2, adj) = (
+        ModelGenerator::new(m[0].clone()),
+        ModelAuditor::new(m[1].clone()),
+        ModelAuditor::new(m[2].clone()),
+        ModelAdjudicator::new(m[3].clone()),
+    );
+    let roles = Roles {
+        generator: &g,
+        auditors: vec![&a1, &a2],
+        adjudicator: Some(&adj),
+    };
+    let mut pass = ModelPass {
+        blocks: 0,
+        candidates: 0,
+        dropped: 0,
+        calls: [0; 3],
+        requests: 0,
+        elapsed: std::time::Duration::ZERO,
+    };
+    let started = Instant::now();
+    for (i, play) in plays.iter().enumerate() {
+        let bl = scene_blocks(play);
+        let slug = format!("synthetic-model-{i:02}");
+        let film = FilmInput {
+            slug: &slug,
+            title: None,
+            play,
+            blocks: &bl,
+        };
+        let report = build(&store, &film, &roles, &BuildOptions::default())?;
+        pass.blocks += report.processed;
+        pass.candidates += report.candidates;
+        pass.dropped += report.totals.dropped;
+        pass.calls[0] += report.totals.generator_calls;
+        pass.calls[1] += report.totals.auditor_calls;
+        pass.calls[2] += report.totals.adjudicator_calls;
+    }
+    pass.elapsed = started.elapsed();
+    pass.requests = server.counters().requests();
+    drop((store, llm, m));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    Ok(pass)
 }

@@ -15,11 +15,14 @@ use moviegraph::graph::export::{to_dot, to_graphml, to_json, to_neo4j_csv};
 use moviegraph::graph::generate::RulesGenerator;
 use moviegraph::graph::resolve::ResolveOptions;
 use moviegraph::graph::stats::{render, stats};
-use moviegraph::graph::{Candidate, Graph, Item, Role, Status, Vote};
+use moviegraph::graph::{
+    Adjudicator, Auditor, Candidate, Generator, Graph, Item, Role, Status, Vote,
+};
 use moviegraph::media::subtitles;
 use moviegraph::screenplay::{self, Screenplay};
 use moviegraph::store::{self, AlignmentRecord, AlignmentSources, GraphBuildId, Store};
 
+use super::models::ModelFlags;
 use super::{emit, Outcome};
 
 /// Build, inspect, review and export a film's verified Social-Causal Graph.
@@ -29,8 +32,9 @@ pub enum GraphCommand {
     /// generate → resolve → audit → consensus → adjudicate. The offline
     /// default is the `rules` backend: a lexical baseline generator, an
     /// evidence-grounding and a schema-and-time auditor, and a rules
-    /// adjudicator. Every block is committed to the store, so a killed build
-    /// resumes where it stopped.
+    /// adjudicator; roles on other models (--config, --generator, --auditors,
+    /// --adjudicator) go through the model layer. Every block is committed to
+    /// the store, so a killed build resumes where it stopped.
     Build(BuildArgs),
     /// Print the construction table: candidates, verified and rate per kind,
     /// auditor agreement (raw, Cohen's κ per pair, Fleiss' κ), escalations.
@@ -80,6 +84,10 @@ pub struct BuildArgs {
     /// Stop after this many new blocks (what a kill mid-build leaves behind).
     #[arg(long, hide = true)]
     stop_after: Option<usize>,
+    /// The models of the generator, auditors and adjudicator roles (a role on a
+    /// `rules` model runs the native rules role).
+    #[command(flatten)]
+    models: ModelFlags,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -269,17 +277,19 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
     let store = open_store(a.film.store.as_deref())?;
     let (play, blocks, source) = load(&a.film.film_dir, a.keyframes.as_deref(), &store, &slug)?;
     let title = play.title_field("title").map(str::to_owned);
-    let (generator, g1, g2, adj) = (
-        RulesGenerator,
-        GroundingAuditor,
-        SchemaTimeAuditor,
-        RulesAdjudicator,
-    );
-    let roles = Roles {
-        generator: &generator,
-        auditors: vec![&g1, &g2],
-        adjudicator: Some(&adj),
+    let config = a.models.load()?;
+    let chosen = choose_roles(&config)?;
+    let llm = if chosen.needs_models() {
+        let path = store::resolve_path(a.film.store.as_deref());
+        Some(
+            a.models
+                .open_llm(&path, &format!("graph build {slug}"), None)?,
+        )
+    } else {
+        None
     };
+    let owned = chosen.open(llm.as_ref())?;
+    let roles = owned.roles();
     let opts = BuildOptions {
         rule: match a.rule {
             RuleArg::Unanimous => Rule::Unanimous,
@@ -312,7 +322,8 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "film {slug}: stage graph (rules backend: a lexical baseline, offline)\n{}\nblocks {}: {} built now, {} already done{}\ncandidates proposed now: {}, dropped by validation: {}\ncalls per built block: generator {:.2}, auditors {:.2}, adjudicator {:.2}; time per block {:.2} ms",
+        "film {slug}: stage graph ({})\n{}\nblocks {}: {} built now, {} already done{}\ncandidates proposed now: {}, dropped by validation: {}\ncalls per built block: generator {:.2}, auditors {:.2}, adjudicator {:.2}; time per block {:.2} ms",
+        chosen.describe(),
         match source {
             Source::Stored => "blocks: the stored alignment (inputs unchanged)".to_owned(),
             Source::Aligned(why) => format!("blocks: aligned now and saved ({why})"),
@@ -328,6 +339,16 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
         per(t.adjudicator_calls),
         per(t.elapsed_us) / 1000.0
     );
+    for why in report.dropped.iter().take(DROPS_SHOWN) {
+        let _ = writeln!(out, "  dropped: {why}");
+    }
+    if report.dropped.len() > DROPS_SHOWN {
+        let _ = writeln!(
+            out,
+            "  … and {} more dropped (run with -v to log every one)",
+            report.dropped.len() - DROPS_SHOWN
+        );
+    }
     if let Some(build) = report.build {
         out.push_str(&render(&stats(
             &store.graph_candidates(build)?,
@@ -484,4 +505,159 @@ fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
         pending.len()
     ))?;
     Ok(Outcome::Success)
+}
+
+/// Dropped items listed in the text output of `graph build`.
+const DROPS_SHOWN: usize = 10;
+
+/// The models serving a build's roles, and which of them are `rules` models.
+struct Chosen {
+    generator: String,
+    auditors: Vec<String>,
+    adjudicator: String,
+    rules: std::collections::BTreeSet<String>,
+}
+
+/// Reads the generator, auditors and adjudicator from the configuration.
+fn choose_roles(config: &moviegraph::llm::Config) -> anyhow::Result<Chosen> {
+    use moviegraph::llm::{BackendKind, Role as LlmRole};
+    let one = |role: LlmRole| -> anyhow::Result<String> {
+        config.role(role).first().cloned().with_context(|| {
+            format!(
+                "{}: no model serves the {role} role",
+                config.source.display()
+            )
+        })
+    };
+    let chosen = Chosen {
+        generator: one(LlmRole::Generator)?,
+        auditors: config.role(LlmRole::Auditors).to_vec(),
+        adjudicator: one(LlmRole::Adjudicator)?,
+        rules: config
+            .models
+            .iter()
+            .filter(|(_, m)| m.backend == BackendKind::Rules)
+            .map(|(n, _)| n.clone())
+            .collect(),
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for a in &chosen.auditors {
+        if !seen.insert(a) {
+            bail!("auditor {a} is named twice; the auditors must be independent models");
+        }
+        if chosen.rules.contains(a) && !matches!(a.as_str(), "rules-grounding" | "rules-schema") {
+            bail!(
+                "auditor {a} is a rules model; the rules auditors are rules-grounding and rules-schema"
+            );
+        }
+    }
+    Ok(chosen)
+}
+
+/// A build's roles, owned.
+struct OwnedRoles {
+    generator: Box<dyn Generator>,
+    auditors: Vec<Box<dyn Auditor>>,
+    adjudicator: Box<dyn Adjudicator>,
+}
+
+impl OwnedRoles {
+    fn roles(&self) -> Roles<'_> {
+        Roles {
+            generator: self.generator.as_ref(),
+            auditors: self.auditors.iter().map(|a| a.as_ref()).collect(),
+            adjudicator: Some(self.adjudicator.as_ref()),
+        }
+    }
+}
+
+impl Chosen {
+    fn is_rules(&self, name: &str) -> bool {
+        self.rules.contains(name)
+    }
+
+    fn needs_models(&self) -> bool {
+        std::iter::once(&self.generator)
+            .chain(&self.auditors)
+            .chain(std::iter::once(&self.adjudicator))
+            .any(|n| !self.is_rules(n))
+    }
+
+    /// Which backend runs each role, for the build's first line.
+    fn describe(&self) -> String {
+        if !self.needs_models() {
+            return "rules backend: a lexical baseline, offline".to_owned();
+        }
+        let of = |n: &str| {
+            if self.is_rules(n) {
+                format!("{n} [rules: lexical baseline, offline]")
+            } else {
+                format!("{n} [model]")
+            }
+        };
+        format!(
+            "generator {}, auditors {}, adjudicator {}",
+            of(&self.generator),
+            self.auditors
+                .iter()
+                .map(|a| of(a))
+                .collect::<Vec<_>>()
+                .join(", "),
+            of(&self.adjudicator)
+        )
+    }
+
+    /// The native rules roles for `rules` models, model-backed roles for the rest.
+    fn open(&self, llm: Option<&moviegraph::llm::Llm>) -> anyhow::Result<OwnedRoles> {
+        use moviegraph::graph::model::{ModelAdjudicator, ModelAuditor, ModelGenerator};
+        use moviegraph::llm::BlockingModel;
+        let mut wanted = Vec::new();
+        let mut handle = |name: &str, role: &str| -> anyhow::Result<usize> {
+            let llm = llm.context("the model layer is not open")?;
+            wanted.push(llm.model(name, role)?);
+            Ok(wanted.len() - 1)
+        };
+        let g = (!self.is_rules(&self.generator))
+            .then(|| handle(&self.generator, "generator"))
+            .transpose()?;
+        let auds = self
+            .auditors
+            .iter()
+            .map(|a| {
+                (!self.is_rules(a))
+                    .then(|| handle(a, "auditor"))
+                    .transpose()
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let j = (!self.is_rules(&self.adjudicator))
+            .then(|| handle(&self.adjudicator, "adjudicator"))
+            .transpose()?;
+        // One runtime for all the model roles of the build.
+        let models = BlockingModel::all(wanted).context("cannot start the async runtime")?;
+        let generator: Box<dyn Generator> = match g {
+            Some(i) => Box::new(ModelGenerator::new(models[i].clone())),
+            None => Box::new(RulesGenerator),
+        };
+        let auditors = self
+            .auditors
+            .iter()
+            .zip(auds)
+            .map(|(name, i)| -> Box<dyn Auditor> {
+                match (i, name.as_str()) {
+                    (Some(i), _) => Box::new(ModelAuditor::new(models[i].clone())),
+                    (None, "rules-grounding") => Box::new(GroundingAuditor),
+                    (None, _) => Box::new(SchemaTimeAuditor),
+                }
+            })
+            .collect();
+        let adjudicator: Box<dyn Adjudicator> = match j {
+            Some(i) => Box::new(ModelAdjudicator::new(models[i].clone())),
+            None => Box::new(RulesAdjudicator),
+        };
+        Ok(OwnedRoles {
+            generator,
+            auditors,
+            adjudicator,
+        })
+    }
 }

@@ -43,6 +43,11 @@ pub struct Settings {
     pub resolve: ResolveOptions,
     /// Keyframes per block shown to a model.
     pub max_keyframes: usize,
+    /// The model-backed roles' identities (backend, model, sampling), in role
+    /// order: a changed configuration is a different build. Empty (and left
+    /// out of the key) when every role is a rules role.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<String>,
 }
 
 impl Settings {
@@ -109,6 +114,8 @@ pub struct BuildReport {
     pub totals: BlockProgress,
     /// Candidates this run proposed.
     pub candidates: usize,
+    /// Why items were dropped before judging in this run (`block N: reason`).
+    pub dropped: Vec<String>,
     /// Every block is finished.
     pub complete: bool,
 }
@@ -134,6 +141,13 @@ pub fn build(
         review: opts.review,
         resolve: opts.resolve,
         max_keyframes: opts.max_keyframes,
+        models: std::iter::once(roles.generator.identity())
+            .chain(roles.auditors.iter().map(|a| a.identity()))
+            .chain(std::iter::once(
+                roles.adjudicator.and_then(|a| a.identity()),
+            ))
+            .flatten()
+            .collect(),
     };
     let key = settings.key();
     let film_id = store.ensure_film(film.slug, film.title)?;
@@ -174,8 +188,20 @@ pub fn build(
         progress.generator_calls += 1;
         let prepared = prepare(&ctx, proposal, &opts.resolve);
         progress.dropped = prepared.dropped as u64;
+        report.dropped.extend(
+            prepared
+                .reasons
+                .iter()
+                .map(|r| format!("block {}: {r}", block.id)),
+        );
         let mut batch = prepared.candidates;
-        for auditor in &roles.auditors {
+        // An empty block asks no auditor: there is nothing to judge.
+        let auditors = if batch.is_empty() {
+            &[][..]
+        } else {
+            &roles.auditors[..]
+        };
+        for auditor in auditors {
             // Each auditor sees the candidates without anyone's votes.
             let clean: Vec<Candidate> = batch
                 .iter()
@@ -278,8 +304,11 @@ pub struct Prepared {
     pub candidates: Vec<Candidate>,
     /// Merges made.
     pub merges: Vec<Merge>,
-    /// Items dropped by validation (each logged with its reason).
+    /// Items dropped by validation (each logged with its reason), the
+    /// generator's own drops included.
     pub dropped: usize,
+    /// The reasons, one per dropped item.
+    pub reasons: Vec<String>,
 }
 
 /// Validates a proposal (dropping what cannot be repaired, with a logged
@@ -291,10 +320,10 @@ pub fn prepare(ctx: &BlockContext<'_>, proposal: Proposal, opts: &ResolveOptions
     let mut local: BTreeMap<String, Node> = BTreeMap::new();
     let mut out: BTreeMap<String, Candidate> = BTreeMap::new();
     let mut merges: Vec<Merge> = Vec::new();
-    let mut dropped = 0;
-    let drop = |why: String, dropped: &mut usize| {
+    let mut reasons: Vec<String> = proposal.dropped;
+    let drop = |why: String, reasons: &mut Vec<String>| {
         tracing::warn!(block, "dropped a candidate: {why}");
-        *dropped += 1;
+        reasons.push(why);
     };
     let frames: Vec<String> = ctx
         .keyframes()
@@ -328,12 +357,12 @@ pub fn prepare(ctx: &BlockContext<'_>, proposal: Proposal, opts: &ResolveOptions
                     "node {:?} has no name or an id without the `{prefix}` prefix",
                     n.id
                 ),
-                &mut dropped,
+                &mut reasons,
             );
             continue;
         }
         if n.evidence.is_empty() {
-            drop(format!("node {} has no evidence", n.id), &mut dropped);
+            drop(format!("node {} has no evidence", n.id), &mut reasons);
             continue;
         }
         let mut r = resolve(&n, block, ctx.entities, ctx.play, opts);
@@ -411,12 +440,12 @@ pub fn prepare(ctx: &BlockContext<'_>, proposal: Proposal, opts: &ResolveOptions
         if !known(&s) || !known(&t) {
             drop(
                 format!("edge {} has an endpoint outside the entity list", e.id),
-                &mut dropped,
+                &mut reasons,
             );
             continue;
         }
         if e.evidence.is_empty() {
-            drop(format!("edge {} has no evidence", e.id), &mut dropped);
+            drop(format!("edge {} has no evidence", e.id), &mut reasons);
             continue;
         }
         e.id = Edge::make_id(e.kind, &s, &t);
@@ -455,6 +484,7 @@ pub fn prepare(ctx: &BlockContext<'_>, proposal: Proposal, opts: &ResolveOptions
     Prepared {
         candidates: out.into_values().collect(),
         merges,
-        dropped,
+        dropped: reasons.len(),
+        reasons,
     }
 }

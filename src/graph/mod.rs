@@ -8,8 +8,9 @@
 //! the store, so a killed build resumes where it stopped.
 //!
 //! Every model-facing piece is a trait here; the `rules` implementations are the
-//! offline baseline (lexical, documented as such, never a reasoner). This module
-//! knows nothing about HTTP or prompt transport.
+//! offline baseline (lexical, documented as such, never a reasoner); the
+//! model-backed roles ([`model::backed`]) send their prompts through the model
+//! layer (`crate::llm`), never over HTTP themselves.
 
 pub mod agreement;
 pub mod analysis;
@@ -117,12 +118,20 @@ impl<'a> BlockContext<'a> {
 pub struct Proposal {
     /// Proposed items with the generator's reason for each.
     pub items: Vec<(Item, String)>,
+    /// Why items of the generator's answer were dropped before they became
+    /// candidates (a model's output that failed validation), one line each.
+    pub dropped: Vec<String>,
 }
 
 /// Proposes candidates for a block.
 pub trait Generator {
     /// The name recorded with the build (`rules`, a model name).
     fn name(&self) -> String;
+    /// What else makes a build with this role a different build (a model's
+    /// backend, model and sampling values); `None` for the rules roles.
+    fn identity(&self) -> Option<String> {
+        None
+    }
     /// One call per block.
     fn generate(&self, ctx: &BlockContext<'_>) -> Result<Proposal, GraphError>;
 }
@@ -131,6 +140,10 @@ pub trait Generator {
 pub trait Auditor {
     /// The judge's name, recorded with each vote.
     fn name(&self) -> String;
+    /// What else identifies the judge in the build settings (see [`Generator::identity`]).
+    fn identity(&self) -> Option<String> {
+        None
+    }
     /// One vote per candidate, in the order given (one call per block).
     fn audit(&self, ctx: &BlockContext<'_>, batch: &[Candidate]) -> Result<Vec<Vote>, GraphError>;
 }
@@ -139,6 +152,10 @@ pub trait Auditor {
 pub trait Adjudicator {
     /// The judge's name.
     fn name(&self) -> String;
+    /// What else identifies the judge in the build settings (see [`Generator::identity`]).
+    fn identity(&self) -> Option<String> {
+        None
+    }
     /// One call per escalated candidate.
     fn adjudicate(&self, ctx: &BlockContext<'_>, candidate: &Candidate)
         -> Result<Vote, GraphError>;

@@ -15,6 +15,9 @@ use serde_json::{json, Value};
 use crate::graph::schema::*;
 use crate::graph::{BlockContext, Proposal};
 
+pub mod backed;
+pub use backed::{ModelAdjudicator, ModelAuditor, ModelGenerator};
+
 /// A request for a model: messages, images to attach, and the output schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
@@ -447,7 +450,13 @@ pub fn parse_generator(
         edge.evidence = ev;
         items.push((Item::Edge(edge), "model".to_owned()));
     }
-    Ok((Proposal { items }, dropped))
+    Ok((
+        Proposal {
+            items,
+            dropped: Vec::new(),
+        },
+        dropped,
+    ))
 }
 
 /// Describes a candidate without graph ids, names looked up in `names`.

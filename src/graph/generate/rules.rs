@@ -364,7 +364,10 @@ impl<'c, 'a> Extractor<'c, 'a> {
             }
         }
         self.link();
-        Proposal { items: self.items }
+        Proposal {
+            items: self.items,
+            dropped: Vec::new(),
+        }
     }
 
     fn speaker_at(&self, element: usize) -> Option<String> {
