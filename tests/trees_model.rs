@@ -250,7 +250,8 @@ fn good_questions_are_kept_verbatim_and_bad_ones_rejected_with_the_reason() {
         Kind::LeakedId,
         Kind::LongGold,
     ] {
-        assert!(count(k.clone()) >= 2, "too few {k:?} replies: {}", count(k));
+        let n = count(k.clone());
+        assert!(n >= 2, "too few {k:?} replies: {n}");
     }
 
     // Every rejection is of a bad reply, with exactly the reason it earned,
