@@ -84,7 +84,8 @@ fn fnv(text: &str) -> u64 {
     h
 }
 
-const PADDING: &str = ", as anyone who watched that whole stretch closely could have told you straight away";
+const PADDING: &str =
+    ", as anyone who watched that whole stretch closely could have told you straight away";
 
 /// Mean correct option length over mean distractor length, in characters.
 fn length_ratio(options: &[(String, bool, Option<String>)]) -> f64 {
@@ -118,7 +119,10 @@ fn script(prompt: &str, all_bad: bool) -> (Scripted, Value) {
         _ => Kind::Good,
     };
     let given = answers(prompt);
-    assert!(given.len() >= 2, "no answers parsed from the prompt:\n{prompt}");
+    assert!(
+        given.len() >= 2,
+        "no answers parsed from the prompt:\n{prompt}"
+    );
     let mut question = format!("Question #{:x}, which answer fits this moment?", h >> 40);
     let mut options: Vec<(String, bool, Option<String>)> = given
         .iter()
@@ -294,7 +298,11 @@ fn good_questions_are_kept_verbatim_and_bad_ones_rejected_with_the_reason() {
     for node in &nodes {
         let Some(s) = scripted.iter().find(|s| s.question == node.question) else {
             // A rules question, standing in for a rejected one.
-            assert!(!node.question.starts_with("Question #"), "{}", node.question);
+            assert!(
+                !node.question.starts_with("Question #"),
+                "{}",
+                node.question
+            );
             continue;
         };
         assert_eq!(s.kind, Kind::Good, "{}", node.question);
@@ -322,7 +330,10 @@ fn good_questions_are_kept_verbatim_and_bad_ones_rejected_with_the_reason() {
             }
         }
     }
-    assert!(kept >= 5, "only {kept} model-written questions in the trees");
+    assert!(
+        kept >= 5,
+        "only {kept} model-written questions in the trees"
+    );
     assert!(
         nodes.len() > kept,
         "no rules question replaced a rejected one"
