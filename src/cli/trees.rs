@@ -24,6 +24,8 @@ use super::models::ModelFlags;
 use super::{emit, Outcome};
 
 /// Generate, validate, tabulate and import question trees.
+// Parsed once per process; boxing the model flags would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum TreesCommand {
     /// Build one tree per anchor (long causal chains and pivotal mental
@@ -187,7 +189,7 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     let rules_backend = config
         .models
         .get(&name)
-        .is_none_or(|m| m.backend == BackendKind::Rules);
+        .map_or(true, |m| m.backend == BackendKind::Rules);
     let mut report = String::new();
     let (out, writer_name) = if rules_backend {
         let out = generate_with(&facts, &analysis, &source, &RulesWriter, None, &opts);
