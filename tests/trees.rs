@@ -276,3 +276,47 @@ fn keyframe_paths_in_generated_trees_are_relative() {
         );
     }
 }
+
+/// The lexical baseline (the option sharing the most words with the excerpt)
+/// must not read the answer off the excerpt: every option's own evidence is
+/// shown, so on single choice it stays within 0.15 of chance. With ~120
+/// single-choice questions a chance-level picker's standard error is about
+/// 0.04, so the bound sits some 3.5 standard errors above chance; before the
+/// fix, when only the correct option's evidence was shown, it scored 0.748.
+#[test]
+fn the_lexical_baseline_stays_near_chance_on_single_choice() {
+    use moviegraph::eval::parse::parse_answer;
+    use moviegraph::eval::prompt::Phase;
+    use moviegraph::eval::score::score_choice;
+    use moviegraph::eval::subject::{Ask, LexicalBaseline, QuestionView, Subject};
+
+    let trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let (mut right, mut chance, mut n) = (0usize, 0.0f64, 0usize);
+    for tree in &trees {
+        for node in tree.nodes.iter().filter(|n| n.format == Format::Single) {
+            let view = QuestionView::of(node);
+            let ask = Ask {
+                tree_id: &tree.id,
+                node_id: &node.id,
+                phase: Phase::Path,
+                conversation: &[],
+                question: &view,
+            };
+            let reply = runtime.block_on(LexicalBaseline.answer(&ask)).unwrap();
+            let labels: Vec<&str> = node.options.iter().map(|o| o.label.as_str()).collect();
+            let parsed = parse_answer(Format::Single, &labels, &reply);
+            right += usize::from(score_choice(node, &parsed).correct);
+            chance += 1.0 / node.options.len() as f64;
+            n += 1;
+        }
+    }
+    assert!(n >= 60, "{n} single-choice questions");
+    let (accuracy, chance) = (right as f64 / n as f64, chance / n as f64);
+    assert!(
+        accuracy <= chance + 0.15,
+        "lexical baseline {accuracy:.3} on {n} single-choice questions; chance {chance:.3}"
+    );
+}

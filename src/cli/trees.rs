@@ -5,12 +5,14 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use moviegraph::graph::analysis::analyse;
 use moviegraph::graph::Graph;
+use moviegraph::llm::{BackendKind, BlockingModel, Role};
 use moviegraph::trees::facts::Facts;
-use moviegraph::trees::generate::{generate, GenerateOptions, Mix};
+use moviegraph::trees::generate::{generate_with, GenerateOptions, Mix, QuestionWriter};
 use moviegraph::trees::jsonl::{read_trees, save_trees};
+use moviegraph::trees::model::ModelWriter;
 use moviegraph::trees::rules::RulesWriter;
 use moviegraph::trees::schema::Tree;
 use moviegraph::trees::source::Source;
@@ -18,9 +20,12 @@ use moviegraph::trees::stats::{render, stats};
 use moviegraph::trees::validate::{is_valid, validate, Severity};
 
 use super::graph::{film_slug, latest, load, open_store};
+use super::models::ModelFlags;
 use super::{emit, Outcome};
 
 /// Generate, validate, tabulate and import question trees.
+// Parsed once per process; boxing the model flags would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum TreesCommand {
     /// Build one tree per anchor (long causal chains and pivotal mental
@@ -51,9 +56,12 @@ pub struct GenerateArgs {
     /// Read the graph from an exported graphs/<film>.json instead of the store.
     #[arg(long)]
     graph: Option<PathBuf>,
-    /// Question writer: `rules` (templates; offline, deterministic).
-    #[arg(long, value_enum, default_value_t = Backend::Rules)]
-    generator: Backend,
+    /// The question writer is the generator role (`--generator MODEL`,
+    /// `--config`): a `rules` model words questions with the offline
+    /// templates; any other backend words them with that model, each
+    /// checked against the graph and, if rejected, worded by the templates.
+    #[command(flatten)]
+    models: ModelFlags,
     /// Depth of every tree.
     #[arg(long, default_value_t = 3)]
     depth: u32,
@@ -72,11 +80,6 @@ pub struct GenerateArgs {
     /// Output folder.
     #[arg(long, default_value = "trees")]
     out: PathBuf,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Backend {
-    Rules,
 }
 
 /// Tree files.
@@ -142,7 +145,6 @@ fn parse_mix(text: &str) -> anyhow::Result<Mix> {
 }
 
 fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
-    let Backend::Rules = a.generator;
     if a.depth == 0 {
         bail!("--depth must be at least 1");
     }
@@ -178,8 +180,52 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
         seed: a.seed,
         ..GenerateOptions::default()
     };
-    let out = generate(&facts, &analysis, &source, &RulesWriter, &opts);
+    let config = a.models.load()?;
+    let name = config
+        .role(Role::Generator)
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "rules".to_owned());
+    let rules_backend = config
+        .models
+        .get(&name)
+        .map_or(true, |m| m.backend == BackendKind::Rules);
     let mut report = String::new();
+    let (out, writer_name) = if rules_backend {
+        let out = generate_with(&facts, &analysis, &source, &RulesWriter, None, &opts);
+        (out, RulesWriter.name())
+    } else {
+        let store_path = moviegraph::store::resolve_path(a.store.as_deref());
+        let llm = a
+            .models
+            .open_llm(&store_path, &format!("trees generate {slug}"), None)?;
+        let model = BlockingModel::new(llm.model(&name, Role::Generator.name())?)
+            .context("cannot start the model runtime")?;
+        let writer = ModelWriter::new(model);
+        let out = generate_with(
+            &facts,
+            &analysis,
+            &source,
+            &writer,
+            Some(&RulesWriter),
+            &opts,
+        );
+        let replaced = out.rejected.iter().filter(|r| r.replaced).count();
+        let model_rejected = out
+            .rejected
+            .iter()
+            .filter(|r| r.writer == writer.name())
+            .count();
+        for r in &out.rejected {
+            let _ = writeln!(report, "{r}");
+        }
+        let _ = writeln!(
+            report,
+            "model {name}: {model_rejected} questions rejected ({replaced} replaced by the rules writer's, {} dropped)",
+            model_rejected - replaced
+        );
+        (out, writer.name())
+    };
     let mut kept: Vec<Tree> = Vec::new();
     let mut invalid = 0;
     for tree in out.trees {
@@ -198,7 +244,7 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     let questions: usize = kept.iter().map(|t| t.nodes.len()).sum();
     let _ = writeln!(
         report,
-        "wrote {} ({} trees, {questions} questions; generator rules); {} questions not worded or rejected, {} options without a follow-up above depth {}, {invalid} invalid trees left out",
+        "wrote {} ({} trees, {questions} questions; generator {writer_name}); {} questions not worded or rejected, {} options without a follow-up above depth {}, {invalid} invalid trees left out",
         path.display(),
         kept.len(),
         out.rejected.len(),

@@ -97,6 +97,43 @@ pub trait QuestionWriter {
     fn name(&self) -> String;
     /// Words one question; `excerpt` is the context the subject will see.
     fn write(&self, facts: &Facts<'_>, spec: &Spec, excerpt: &str) -> Result<Written, WriteError>;
+    /// The bound [`verify`] puts on the correct option's length relative to
+    /// the mean distractor (`None`: no bound; the templates reuse the graph's
+    /// glosses, whose lengths the distractor choice already balances).
+    fn max_length_ratio(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// A question a writer failed to word, or worded in a way that does not check out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejection {
+    /// The tree it was for.
+    pub tree: String,
+    /// The writer's name.
+    pub writer: String,
+    /// The rejected question text (`None` when the writer returned nothing).
+    pub question: Option<String>,
+    /// Why: the writer's error or the failed [`verify`] check, verbatim.
+    pub reason: String,
+    /// Whether the fallback writer's question took its place (else the
+    /// question, and the branch it would have opened, was dropped).
+    pub replaced: bool,
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}: ", self.tree, self.writer)?;
+        if let Some(q) = &self.question {
+            write!(f, "{q:?}: ")?;
+        }
+        write!(
+            f,
+            "{} ({})",
+            self.reason,
+            if self.replaced { "replaced" } else { "dropped" }
+        )
+    }
 }
 
 /// The share of each format to aim for.
@@ -157,7 +194,7 @@ pub struct Generated {
     /// The trees, in anchor order.
     pub trees: Vec<Tree>,
     /// Questions a writer produced that did not check out, with why.
-    pub rejected: Vec<String>,
+    pub rejected: Vec<Rejection>,
     /// Options left without a follow-up above the last level (nothing askable).
     pub leaves_early: usize,
 }
@@ -170,10 +207,25 @@ pub fn generate(
     writer: &dyn QuestionWriter,
     opts: &GenerateOptions,
 ) -> Generated {
+    generate_with(facts, analysis, source, writer, None, opts)
+}
+
+/// Generates the trees of one film; a question `writer` words in a way that
+/// does not check out is worded by `fallback` instead (when given) and
+/// recorded in [`Generated::rejected`] either way.
+pub fn generate_with(
+    facts: &Facts<'_>,
+    analysis: &Analysis,
+    source: &Source,
+    writer: &dyn QuestionWriter,
+    fallback: Option<&dyn QuestionWriter>,
+    opts: &GenerateOptions,
+) -> Generated {
     let mut gen = Builder {
         facts,
         source,
         writer,
+        fallback,
         opts,
         counts: [0; 3],
         out: Generated::default(),
@@ -327,6 +379,7 @@ struct Builder<'a, 'g> {
     facts: &'a Facts<'g>,
     source: &'a Source,
     writer: &'a dyn QuestionWriter,
+    fallback: Option<&'a dyn QuestionWriter>,
     opts: &'a GenerateOptions,
     /// Nodes written per format (open, single, multi), for the mix.
     counts: [usize; 3],
@@ -354,26 +407,35 @@ impl Builder<'_, '_> {
         let depth = path.len() as u32 + 1;
         let spec = self.spec(&ask)?;
         let premise_node = parent.as_ref().and_then(|p| p.3);
-        let (context_nodes, derived) = evidence_of(self.facts, &spec, premise_node);
+        let (mut context_nodes, derived) = evidence_of(self.facts, &spec, premise_node);
+        // Every option's own evidence is shown too: an option the excerpt
+        // quotes while the others are absent is given away by word overlap.
+        for c in &spec.candidates {
+            let shown = match c.node {
+                Some(n) if self.facts.node(n).kind == NodeKind::Character => {
+                    witness(self.facts, n, &focus_of(&spec.ask))
+                }
+                n => n,
+            };
+            if let Some(n) = shown.filter(|n| !context_nodes.contains(n)) {
+                context_nodes.push(n);
+            }
+        }
         let context = {
             let (places, frames) = places(self.facts, &context_nodes);
             self.source.context(&places, &frames)
         };
-        let written = match self.writer.write(self.facts, &spec, &context.excerpt) {
-            Ok(w) => w,
-            Err(err) => {
-                self.out
-                    .rejected
-                    .push(format!("{tree}: {}: {err}", self.writer.name()));
-                return None;
+        let written = match self.write_checked(self.writer, tree, &spec, &context.excerpt) {
+            Some(w) => w,
+            None => {
+                let fallback = self.fallback?;
+                let w = self.write_checked(fallback, tree, &spec, &context.excerpt)?;
+                if let Some(r) = self.out.rejected.iter_mut().rev().find(|r| r.tree == tree) {
+                    r.replaced = true;
+                }
+                w
             }
         };
-        if let Err(why) = verify(self.facts, &spec, &written, None) {
-            self.out
-                .rejected
-                .push(format!("{tree}: {}: rejected: {why}", self.writer.name()));
-            return None;
-        }
         self.counts[slot(spec.format)] += 1;
         let id = match &parent {
             None => "n1".to_owned(),
@@ -463,6 +525,31 @@ impl Builder<'_, '_> {
         Some(id)
     }
 
+    /// One writer's wording of `spec`, if it checks out; else the rejection is recorded.
+    fn write_checked(
+        &mut self,
+        writer: &dyn QuestionWriter,
+        tree: &str,
+        spec: &Spec,
+        excerpt: &str,
+    ) -> Option<Written> {
+        let (question, reason) = match writer.write(self.facts, spec, excerpt) {
+            Err(err) => (None, err.to_string()),
+            Ok(w) => match verify(self.facts, spec, &w, writer.max_length_ratio()) {
+                Ok(()) => return Some(w),
+                Err(why) => (Some(w.question), format!("rejected: {why}")),
+            },
+        };
+        self.out.rejected.push(Rejection {
+            tree: tree.to_owned(),
+            writer: writer.name(),
+            question,
+            reason,
+            replaced: false,
+        });
+        None
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn follow_up(
         &mut self,
@@ -512,6 +599,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let people: BTreeSet<usize> = focus.iter().flat_map(|&m| f.people(m)).copied().collect();
+        let cast = cast_of(f, &focus);
         // The gold a single answer names: the nearest in story time.
         let anchor_time = focus.first().map_or(0, |&m| f.order(m));
         golds.sort_by_key(|&g| {
@@ -581,13 +669,21 @@ impl Builder<'_, '_> {
             .map(|&g| text_of(f, ask, g))
             .collect();
         let gold_len = gold_text.iter().map(|t| t.chars().count()).sum::<usize>() / n_gold;
+        let gold_words = gold_text.iter().map(|t| word_count(t)).sum::<usize>() / n_gold;
         // Plausible first: shares a character with the question, close in
         // length to the gold (no give-away by length), close in time.
         wrongs.sort_by_cached_key(|&(i, _)| {
             let shares = f.people(i).intersection(&people).next().is_some() || people.contains(&i);
-            let len = text_of(f, ask, i).chars().count();
+            let text = text_of(f, ask, i);
+            let (len, words) = (text.chars().count(), word_count(&text));
             (
+                // a character who is in the scene, so the name alone does not tell
+                f.node(i).kind == NodeKind::Character && !cast.contains(&i),
                 !shares,
+                // Distinct words first: with every option's evidence in the
+                // excerpt, an option's word overlap with it is its word count.
+                words.abs_diff(gold_words) / 2,
+                words < gold_words,
                 len.abs_diff(gold_len) / 12,
                 // at equal distance, not shorter than the gold (no "longest is right")
                 len < gold_len,
@@ -660,6 +756,39 @@ fn text_of(f: &Facts<'_>, ask: &Ask, i: usize) -> String {
     } else {
         f.gloss(i)
     }
+}
+
+/// Distinct lowercase words of a text (what a word-overlap reader counts).
+fn word_count(text: &str) -> usize {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
+/// The characters of the scenes of these moments.
+fn cast_of(f: &Facts<'_>, focus: &[usize]) -> BTreeSet<usize> {
+    let scenes: BTreeSet<usize> = focus.iter().filter_map(|&m| f.node(m).scene).collect();
+    f.moments
+        .iter()
+        .filter(|&&m| f.node(m).scene.is_some_and(|s| scenes.contains(&s)))
+        .flat_map(|&m| f.people(m))
+        .copied()
+        .collect()
+}
+
+/// The moment that shows `character` on screen nearest the question's focus:
+/// in the focus's scene, closest in story order (for a character option's
+/// context, so every named option is seen in the excerpt).
+fn witness(f: &Facts<'_>, character: usize, focus: &[usize]) -> Option<usize> {
+    let at = *focus.first()?;
+    let scene = f.node(at).scene?;
+    f.moments
+        .iter()
+        .copied()
+        .filter(|&m| f.node(m).scene == Some(scene) && f.people(m).contains(&character))
+        .min_by_key(|&m| (f.order(m).abs_diff(f.order(at)), m))
 }
 
 /// The moments a question is about.

@@ -1,16 +1,53 @@
-//! The `openai` question writer, without its transport: the JSON schema a model
-//! answers in, the prompt built from the question's subgraph, and the parser
-//! that turns the model's JSON into a [`Written`] question. The generator then
-//! runs [`verify`](super::generate::verify) on it like on any writer's output,
-//! so a question or distractor that does not check out against the graph is
-//! rejected. Answers are named by handles (`O1`, `O2`…), never graph ids.
+//! The model question writer ([`ModelWriter`], any backend but `rules`): the
+//! JSON schema a model answers in, the prompt built from the question's
+//! subgraph, and the parser that turns the model's JSON into a [`Written`]
+//! question. The generator then runs [`verify`](super::generate::verify) on
+//! it like on any writer's output (with [`MAX_LENGTH_RATIO`]), so a question
+//! or distractor that does not check out against the graph is rejected.
+//! Answers are named by handles (`O1`, `O2`…), never graph ids.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::llm::{BlockingModel, ChatRequest, Message};
+
 use super::facts::{Ask, Facts, Verdict};
-use super::generate::{focus_of, Spec, Written, WrittenOption};
+use super::generate::{focus_of, QuestionWriter, Spec, WriteError, Written, WrittenOption};
 use super::schema::{DistractorReason, Format};
+
+/// Words questions with a model through the model layer (cached, retried,
+/// schema-checked, accounted); the tool still decides what is gold.
+#[derive(Debug, Clone)]
+pub struct ModelWriter {
+    model: BlockingModel,
+}
+
+impl ModelWriter {
+    /// A writer over this model (the generator role's).
+    pub fn new(model: BlockingModel) -> ModelWriter {
+        ModelWriter { model }
+    }
+}
+
+impl QuestionWriter for ModelWriter {
+    fn name(&self) -> String {
+        self.model.handle().name().to_owned()
+    }
+
+    fn write(&self, f: &Facts<'_>, spec: &Spec, excerpt: &str) -> Result<Written, WriteError> {
+        let request = ChatRequest::new(vec![Message::user(prompt(f, spec, excerpt))])
+            .with_schema("question", output_schema());
+        let answer = self
+            .model
+            .chat(&request)
+            .map_err(|e| WriteError::Backend(e.to_string()))?;
+        parse_output(spec, &answer.text).map_err(WriteError::Rejected)
+    }
+
+    fn max_length_ratio(&self) -> Option<f64> {
+        Some(MAX_LENGTH_RATIO)
+    }
+}
 
 /// Longest the correct option may be, relative to the mean distractor, in a
 /// model-written question (a give-away by length is rejected).
