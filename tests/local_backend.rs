@@ -39,8 +39,14 @@ fn model_path() -> Option<PathBuf> {
 /// two auditors (one greedy, one sampling with a seed).
 fn llm(path: &Path) -> Llm {
     let p = serde_json::to_string(&path.display().to_string()).unwrap();
+    // Generous timeouts and no retries: a CPU model on a busy machine is slow, and a
+    // timed-out generation still runs to its end on the worker, so a retry would
+    // only queue behind it.
     let text = format!(
         r#"
+        [client]
+        max_retries = 0
+        deadline_s = 3600
         [roles]
         generator = "smollm2"
         auditors = ["auditor-a", "auditor-b"]
@@ -48,15 +54,18 @@ fn llm(path: &Path) -> Llm {
         backend = "local"
         path = {p}
         max_tokens = 48
+        timeout_s = 1800
         [models.auditor-a]
         backend = "local"
         path = {p}
         temperature = 0.0
+        timeout_s = 1800
         [models.auditor-b]
         backend = "local"
         path = {p}
         temperature = 0.7
         seed = 11
+        timeout_s = 1800
         [models.absent]
         backend = "local"
         path = "no-such-model.gguf"
@@ -241,7 +250,7 @@ async fn the_graph_generator_and_auditor_schemas_round_trip_through_the_local_mo
     let generated = llm
         .model("smollm2", "generator")
         .unwrap()
-        .chat(&send(&prompt, 200))
+        .chat(&send(&prompt, 120))
         .await
         .unwrap();
     println!(
@@ -282,7 +291,7 @@ async fn the_graph_generator_and_auditor_schemas_round_trip_through_the_local_mo
         let answer = llm
             .model(name, "auditors")
             .unwrap()
-            .chat(&send(&audit, 160))
+            .chat(&send(&audit, 96))
             .await
             .unwrap();
         println!("{name}: {}", answer.text);
