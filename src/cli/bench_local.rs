@@ -53,8 +53,21 @@ fn bench_schema() -> serde_json::Value {
     })
 }
 
+/// CPU seconds (user + system, all threads) of this process so far, from
+/// `/proc/self/stat` (Linux, USER_HZ = 100); `None` elsewhere.
+fn cpu_secs() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 #[derive(Default)]
 struct Sum {
+    cpu_secs: Option<f64>,
+    wall_secs: f64,
     prompt_tokens: usize,
     prompt_secs: f64,
     tokens: usize,
@@ -73,6 +86,36 @@ impl Sum {
         self.mask_secs += g.timing.mask_secs;
         self.computed += g.timing.masks_computed;
         self.cached += g.timing.masks_cached;
+    }
+    /// Runs `f`, adding its generation and its wall and CPU time.
+    fn run(
+        &mut self,
+        f: impl FnOnce() -> Result<Generation, moviegraph::llm::local::LocalError>,
+    ) -> anyhow::Result<Generation> {
+        let (c0, t0) = (cpu_secs(), std::time::Instant::now());
+        let g = f()?;
+        self.wall_secs += t0.elapsed().as_secs_f64();
+        if let (Some(a), Some(b)) = (c0, cpu_secs()) {
+            *self.cpu_secs.get_or_insert(0.0) += b - a;
+        }
+        self.add(&g);
+        Ok(g)
+    }
+    fn pps(&self) -> f64 {
+        self.prompt_tokens as f64 / self.prompt_secs.max(1e-9)
+    }
+    fn ms_per_token(&self) -> f64 {
+        1e3 * self.secs / self.tokens.max(1) as f64
+    }
+    fn cpu(&self) -> String {
+        match self.cpu_secs {
+            Some(c) => format!(
+                "CPU {c:.2} s over {:.2} s wall ({:.2} cores busy)",
+                self.wall_secs,
+                c / self.wall_secs.max(1e-9)
+            ),
+            None => "CPU time unavailable".into(),
+        }
     }
     fn tps(&self) -> f64 {
         self.tokens as f64 / self.secs.max(1e-9)
@@ -117,34 +160,37 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
     )?;
     let mut free = Sum::default();
     for _ in 0..args.runs {
-        free.add(&model.generate(&turns, &params, None)?);
+        free.run(|| model.generate(&turns, &params, None))?;
     }
-    let cold = model.generate(&turns, &params, Some(&schema))?;
     let mut cold_sum = Sum::default();
-    cold_sum.add(&cold);
+    let cold = cold_sum.run(|| model.generate(&turns, &params, Some(&schema)))?;
     let mut warm = Sum::default();
     for _ in 0..args.runs {
-        warm.add(&model.generate(&turns, &params, Some(&schema))?);
+        warm.run(|| model.generate(&turns, &params, Some(&schema)))?;
     }
 
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "model {} ({}, {}), vocab {}, context {}, loaded in {:.2} s, {} threads",
+        "model {} ({}, {}), vocab {}, context {}, loaded in {:.2} s, {} threads, {} CPUs online",
         info.name,
         info.arch,
         path.display(),
         info.vocab_size,
         info.context_len,
         load_secs,
-        candle_core::utils::get_num_threads()
+        candle_core::utils::get_num_threads(),
+        std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     let _ = writeln!(
         out,
-        "prompt processing: {} tokens in {:.3} s = {:.1} tokens/s",
+        "prompt processing: unconstrained {} tokens in {:.3} s = {:.1} tokens/s; constrained (warm) {} tokens in {:.3} s = {:.1} tokens/s",
         free.prompt_tokens,
         free.prompt_secs,
-        free.prompt_tokens as f64 / free.prompt_secs.max(1e-9)
+        free.pps(),
+        warm.prompt_tokens,
+        warm.prompt_secs,
+        warm.pps()
     );
     let _ = writeln!(
         out,
@@ -153,9 +199,11 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
     );
     let _ = writeln!(
         out,
-        "  unconstrained:            {:6.1} tokens/s ({} tokens)",
+        "  unconstrained:            {:6.1} tokens/s ({} tokens, {:.2} ms/token); {}",
         free.tps(),
-        free.tokens
+        free.tokens,
+        free.ms_per_token(),
+        free.cpu()
     );
     for (label, s) in [
         ("constrained, cold cache: ", &cold_sum),
@@ -163,13 +211,15 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
     ] {
         let _ = writeln!(
             out,
-            "  {label} {:6.1} tokens/s ({} tokens), overhead {:5.1}%, masks {:.3} ms/token ({} computed, {} cached)",
+            "  {label} {:6.1} tokens/s ({} tokens, {:.2} ms/token), time per token {:.3}x unconstrained, masks {:.3} ms/token ({} computed, {} cached); {}",
             s.tps(),
             s.tokens,
-            100.0 * (1.0 - s.tps() / free.tps()),
+            s.ms_per_token(),
+            s.ms_per_token() / free.ms_per_token().max(1e-9),
             s.mask_ms(),
             s.computed,
-            s.cached
+            s.cached,
+            s.cpu()
         );
     }
     let _ = writeln!(

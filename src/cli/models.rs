@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use moviegraph::llm::local::backend::resolve_configured;
 use moviegraph::llm::{BackendKind, Config, Llm, LlmOptions, Role, RoleOverrides};
 use moviegraph::store::Store;
 
@@ -131,11 +132,14 @@ fn describe(config: &Config, name: &str) -> String {
                 let _ = write!(s, " from {}", p.display());
             }
         }
-        BackendKind::Local => {
-            if let Some(p) = &m.path {
+        BackendKind::Local => match resolve_configured(name, m.path.as_deref(), &config.source) {
+            Ok(p) => {
                 let _ = write!(s, " {}", p.display());
             }
-        }
+            Err(why) => {
+                let _ = write!(s, " MISSING ({why})");
+            }
+        },
         BackendKind::Rules => {}
     }
     let _ = write!(

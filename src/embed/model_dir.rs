@@ -67,6 +67,18 @@ pub fn resolve_minilm_with(
     ))
 }
 
+/// The folder that holds every model's folder: `$MOVIEGRAPH_MODELS`, else
+/// `${XDG_CACHE_HOME:-~/.cache}/moviegraph/models`, reading variables through
+/// `var`. `None` only when no rule applies.
+pub fn models_root_with(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let set = |k: &str| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(models) = set(MODELS_ENV) {
+        return Some(models);
+    }
+    let cache = set("XDG_CACHE_HOME").or_else(|| set("HOME").map(|h| h.join(".cache")))?;
+    Some(cache.join("moviegraph").join("models"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,7 @@ use tokio::sync::Semaphore;
 
 use super::backend::{AttemptError, Backend, FailureKind};
 use super::config::{BackendKind, Config, ModelConfig, Role};
+use super::local::{self, backend::LocalBackend};
 use super::openai::{self, OpenAiBackend};
 use super::retry;
 use super::rules::{RulesBackend, RulesRegistry, PING};
@@ -238,6 +239,15 @@ impl Identity {
     }
 }
 
+/// The in-process engine for a `local` model: its file resolved now (a missing
+/// one fails only the calls to it), loaded at its first call.
+fn local_backend(name: &str, m: &ModelConfig, source: &std::path::Path) -> LocalBackend {
+    match local::backend::resolve_configured(name, m.path.as_deref(), source) {
+        Ok(path) => LocalBackend::lazy(name, path, local::LoadOptions::default()),
+        Err(why) => LocalBackend::missing(name, why),
+    }
+}
+
 /// The request with the model's configured sampling values where it left them open.
 fn with_defaults(request: &ChatRequest, config: &ModelConfig) -> ChatRequest {
     let mut r = request.clone();
@@ -285,6 +295,7 @@ impl Llm {
                 (Some(b), _) => Exec::Live(b.clone()),
                 (None, BackendKind::Openai) => Exec::Live(Arc::new(OpenAiBackend::new(http.clone(), name, m))),
                 (None, BackendKind::Rules) => Exec::Live(Arc::new(RulesBackend::new(name, options.rules.clone()))),
+                (None, BackendKind::Local) => Exec::Live(Arc::new(local_backend(name, m, &config.source))),
                 (None, _) => Exec::Missing(format!(
                     "model \"{name}\" uses the {} backend, and no engine for it is attached in this build",
                     m.backend.name()
@@ -557,11 +568,18 @@ impl ModelRuntime {
             _ => Identity::of(name, config),
         };
         let endpoints = config.urls().len().max(1);
+        // A local engine runs one generation at a time: more slots would only move
+        // the wait into its queue, inside the per-attempt timeout.
+        let slots = if config.backend == BackendKind::Local {
+            1
+        } else {
+            config.concurrency.saturating_mul(endpoints)
+        };
         ModelRuntime {
             name: name.to_string(),
             config: config.clone(),
             identity,
-            slots: Semaphore::new(config.concurrency.saturating_mul(endpoints)),
+            slots: Semaphore::new(slots),
             exec,
         }
     }

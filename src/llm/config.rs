@@ -564,6 +564,7 @@ mod tests {
         assert_eq!(c.role(Role::Auditors), ["qwen", "rules-schema"]);
         assert_eq!(c.models["qwen"].urls().len(), 2);
         assert_eq!(c.models["gpt-replay"].backend, BackendKind::Replay);
+        assert_eq!(c.models["smollm2"].backend, BackendKind::Local);
     }
 
     #[test]

@@ -8,12 +8,15 @@
 //! (`temperature <= 0`) or from the softmax with a seeded RNG. With a JSON
 //! schema, every step is masked by [`constrain`] so the text always parses and
 //! validates. One generation runs at a time per model; callers queue on a mutex.
+//! [`backend::LocalBackend`] makes it a backend of the model layer (a worker
+//! thread per model file, loaded at first use).
 //!
 //! The model file is found by [`resolve_model_path`]: an explicit path, else
 //! `MOVIEGRAPH_LOCAL_MODEL`, else the single `.gguf` in
 //! `${XDG_CACHE_HOME:-~/.cache}/moviegraph/models/smollm2-135m-instruct/`.
 
 pub mod arch;
+pub mod backend;
 pub mod constrain;
 pub mod template;
 pub mod tokenizer;
