@@ -1,6 +1,6 @@
 //! `moviegraph eval run` and `eval report` through the binary: offline baselines on
-//! synthetic trees, resuming, byte-identical reports, and the errors of what this build
-//! cannot do yet.
+//! synthetic trees, resuming, byte-identical reports, and the errors for models that
+//! are not configured (model subjects: tests/eval_model.rs).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -106,7 +106,7 @@ fn baselines_run_resume_and_report_side_by_side() {
 }
 
 #[test]
-fn what_this_build_cannot_do_is_an_error_not_a_pretence() {
+fn unconfigured_models_are_an_error_not_a_pretence() {
     let dir = tempfile::tempdir().unwrap();
     save_trees(&dir.path().join("t.jsonl"), &synthetic_trees(1)).unwrap();
     let model = moviegraph(
@@ -129,7 +129,11 @@ fn what_this_build_cannot_do_is_an_error_not_a_pretence() {
         ],
     );
     assert_eq!(judge.status.code(), Some(2));
-    assert!(text(&judge.stderr).contains("leave out --judge"));
+    assert!(
+        text(&judge.stderr).contains("\"gpt-4o\", which is not defined"),
+        "{}",
+        text(&judge.stderr)
+    );
     let missing = moviegraph(dir.path(), &["eval", "report", "nope", "--store", "ws.db"]);
     assert_eq!(missing.status.code(), Some(2));
     std::fs::write(dir.path().join("bad.jsonl"), "{\"id\": 1}\n").unwrap();

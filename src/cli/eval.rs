@@ -12,13 +12,16 @@ use moviegraph::eval::protocol::{
     RunProgress,
 };
 use moviegraph::eval::score::NO_JUDGE_LABEL;
-use moviegraph::eval::subject::{baseline, fnv1a, BASELINES};
+use moviegraph::eval::model::{ModelJudge, ModelSubject};
+use moviegraph::eval::subject::{baseline, fnv1a, Judge, Subject, BASELINES};
+use moviegraph::llm::{BackendKind, Config, Llm, Role};
 use moviegraph::eval::{html, report};
 use moviegraph::store::{self, EvalRun, Store};
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::schema::Tree;
 use moviegraph::trees::validate::{is_valid, validate};
 
+use super::models::ModelFlags;
 use super::{emit, Outcome};
 
 /// Two-phase evaluation: `eval run` asks, `eval report` computes the metrics.
@@ -30,11 +33,18 @@ pub enum EvalCommand {
     /// arrives; rerunning the same command resumes a stopped run without asking
     /// anything twice.
     ///
-    /// Offline subjects (no model, no network): random (seeded), first-option,
-    /// lexical. They are baselines, not reasoners.
+    /// --subject takes an offline baseline (no model, no network): random (seeded),
+    /// first-option, lexical (baselines, not reasoners); or the name of a model in the
+    /// configuration (moviegraph.toml or --config), asked through the model layer with
+    /// the question's keyframes as images (workspace-relative paths, read from the
+    /// working directory). Without --subject the configuration's subject role is used.
+    /// --judge names the model that grades open answers (default: the configuration's
+    /// judge role); with none, or one on the rules backend, open answers are scored
+    /// by ROUGE-L alone and every report says so.
     ///
-    /// Example:
+    /// Examples:
     ///   moviegraph eval run --trees trees/the-second-key.jsonl --subject random --seed 7
+    ///   moviegraph eval run --trees trees/the-second-key.jsonl --subject qwen --judge gpt
     #[command(verbatim_doc_comment)]
     Run(EvalRunArgs),
     /// Metrics of one or more runs side by side: accuracy and score by phase, format,
@@ -53,12 +63,14 @@ pub struct EvalRunArgs {
     /// Tree files (`trees/<film>.jsonl`); their trees are run in file order.
     #[arg(long = "trees", value_name = "FILE", required = true, num_args = 1..)]
     trees: Vec<PathBuf>,
-    /// The subject: random, first-option or lexical.
-    #[arg(long)]
-    subject: String,
-    /// The judge model for open answers (without one, ROUGE-L alone scores them).
-    #[arg(long)]
-    judge: Option<String>,
+    /// The configuration and role flags: --subject (a baseline name or a configured
+    /// model), --judge (a configured model), --config.
+    #[command(flatten)]
+    models: ModelFlags,
+    /// Stop before the run's model calls would cost more than this (in the
+    /// configured price units); rerun to resume.
+    #[arg(long, value_name = "COST")]
+    max_cost: Option<f64>,
     /// The run id (default: subject, seed, text-only flag and a hash of the trees).
     #[arg(long)]
     run: Option<String>,
@@ -131,22 +143,113 @@ pub fn eval(cmd: EvalCommand, quiet: bool) -> anyhow::Result<Outcome> {
     }
 }
 
-fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
-    let Some(subject) = baseline(&args.subject, args.seed) else {
-        bail!(
-            "subject {:?}: model subjects run through the model layer, which this build does not \
-             have yet; the offline subjects are {}",
-            args.subject,
-            BASELINES.join(", ")
-        );
+/// Who answers and who grades, as the flags and the configuration say.
+struct Cast {
+    subject: String,
+    /// The subject is a configured model (else an offline baseline).
+    subject_is_model: bool,
+    judge: Option<String>,
+}
+
+/// Resolves `--subject` and `--judge` against the baselines and the configuration.
+fn cast(flags: &ModelFlags, config: &Config) -> anyhow::Result<Cast> {
+    let baselines = BASELINES.join(", ");
+    let subject = match flags.subject() {
+        Some(name) => name.to_string(),
+        None => config.role(Role::Subject).first().cloned().unwrap_or_default(),
     };
-    if let Some(judge) = &args.judge {
-        bail!(
-            "judge {judge:?}: judge models run through the model layer, which this build does not \
-             have yet; leave out --judge to score open answers by ROUGE-L alone"
+    let subject_is_model = !BASELINES.contains(&subject.as_str());
+    if subject_is_model {
+        let Some(model) = config.models.get(&subject) else {
+            bail!(
+                "subject {subject:?} is neither an offline baseline ({baselines}) nor a model \
+                 configured in {} (see moviegraph.example.toml)",
+                config.source.display()
+            );
+        };
+        if model.backend == BackendKind::Rules {
+            bail!(
+                "{}subject {subject:?} is on the rules backend, which answers no questions; pass \
+                 --subject with an offline baseline ({baselines}) or a configured model",
+                if flags.subject().is_none() {
+                    "no --subject given and the configured "
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    let judge = match flags.judge() {
+        Some(name) => Some(name.to_string()),
+        None => config.role(Role::Judge).first().cloned(),
+    }
+    .filter(|name| {
+        config
+            .models
+            .get(name)
+            .is_some_and(|m| m.backend != BackendKind::Rules)
+    });
+    Ok(Cast {
+        subject,
+        subject_is_model,
+        judge,
+    })
+}
+
+fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
+    // `--subject` may name a baseline, which the configuration does not know.
+    let flags = args.models.without_subject();
+    let config = flags.load()?;
+    let cast = cast(&args.models, &config)?;
+    let store_path = store::resolve_path(args.store.as_deref());
+    let llm: Option<Llm> = if cast.subject_is_model || cast.judge.is_some() {
+        Some(flags.open_llm(
+            &store_path,
+            &format!("eval run {}", cast.subject),
+            args.max_cost,
+        )?)
+    } else {
+        None
+    };
+    let model_subject = match (&llm, cast.subject_is_model) {
+        (Some(llm), true) => Some(ModelSubject::new(
+            llm.model(&cast.subject, Role::Subject.name())?,
+            std::env::current_dir().context("reading the working directory")?,
+        )),
+        _ => None,
+    };
+    let baseline_subject = baseline(&cast.subject, args.seed);
+    let subject: &dyn Subject = match (&model_subject, &baseline_subject) {
+        (Some(model), _) => model,
+        (None, Some(b)) => b.as_ref(),
+        (None, None) => bail!("subject {:?} is not available", cast.subject),
+    };
+    let judge: Option<ModelJudge> = match (&llm, &cast.judge) {
+        (Some(llm), Some(name)) => Some(ModelJudge::new(llm.model(name, Role::Judge.name())?)),
+        _ => None,
+    };
+    if cast.subject_is_model {
+        eprintln!(
+            "subject: model {} through the model layer{}",
+            cast.subject,
+            if args.text_only {
+                ", text only"
+            } else {
+                ", with keyframes"
+            }
+        );
+    } else {
+        eprintln!(
+            "subject: offline baseline {} (not a reasoner)",
+            cast.subject
         );
     }
-    eprintln!("open answers: {NO_JUDGE_LABEL}; every report of this run says so");
+    match &cast.judge {
+        Some(name) => eprintln!(
+            "open answers: judge {name} (score = 0.7 x judge + 0.3 x ROUGE-L F1, correct at >= 0.7)"
+        ),
+        None => eprintln!("open answers: {NO_JUDGE_LABEL}; every report of this run says so"),
+    }
     let mut trees: Vec<Tree> = Vec::new();
     let mut digest = Vec::new();
     for path in &args.trees {
@@ -173,7 +276,7 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let id = args.run.clone().unwrap_or_else(|| {
         format!(
             "{}-s{}{}-{:08x}",
-            args.subject,
+            cast.subject,
             args.seed,
             if args.text_only { "-text" } else { "" },
             fnv1a(&digest) as u32
@@ -182,7 +285,7 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let run = EvalRun {
         id: id.clone(),
         subject: subject.name().to_string(),
-        judge: None,
+        judge: cast.judge.clone(),
         text_only: args.text_only,
         seed: args.seed,
         source: args
@@ -192,10 +295,10 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
             .collect::<Vec<_>>()
             .join(" "),
     };
-    let store_path = store::resolve_path(args.store.as_deref());
     let store = Store::open(&store_path)?;
     let total = trees.len();
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .context("starting the async runtime")?;
     let passes: Vec<(Display, String)> = if args.rotate {
@@ -207,6 +310,9 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
         vec![(Display::Original, id.clone())]
     };
     let bars = Bars::new(&trees, passes.len(), quiet);
+    if let Some(llm) = &llm {
+        bars.questions.set_message(cost_text(llm, args.max_cost));
+    }
     let mut done = RunProgress::default();
     for (display, pass_id) in &passes {
         let pass = EvalRun {
@@ -218,14 +324,19 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
                 &store,
                 &pass,
                 &trees,
-                subject.as_ref(),
-                None,
+                subject,
+                judge.as_ref().map(|j| j as &dyn Judge),
                 RunOptions {
                     display: *display,
                     jobs: args.jobs as usize,
                 },
                 &|event| match event {
-                    RunEvent::Answered { .. } => bars.questions.inc(1),
+                    RunEvent::Answered { .. } => {
+                        bars.questions.inc(1);
+                        if let Some(llm) = &llm {
+                            bars.questions.set_message(cost_text(llm, args.max_cost));
+                        }
+                    }
                     RunEvent::TreeDone {
                         tree,
                         replayed,
@@ -266,7 +377,32 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
         done.answers - done.asked,
         store_path.display()
     ))?;
+    if let Some(llm) = &llm {
+        let stats = llm.stats();
+        emit(&format!(
+            "model calls: {} ({} from the cache), {}\n",
+            stats.calls,
+            stats.cache_hits,
+            cost_text(llm, args.max_cost)
+        ))?;
+    }
+    if let Some(model) = &model_subject {
+        if model.missing_images() > 0 {
+            eprintln!(
+                "warning: {} keyframe(s) could not be read and were left out (see the warnings above)",
+                model.missing_images()
+            );
+        }
+    }
     Ok(Outcome::Success)
+}
+
+/// The run's model cost so far (and the cap, when there is one).
+fn cost_text(llm: &Llm, cap: Option<f64>) -> String {
+    match cap {
+        Some(cap) => format!("cost {:.4} of {cap:.4}", llm.spent()),
+        None => format!("cost {:.4}", llm.spent()),
+    }
 }
 
 /// Progress bars on stderr: trees and questions done, rate and ETA. Hidden when stderr
@@ -287,7 +423,7 @@ impl Bars {
         let multi = MultiProgress::with_draw_target(target);
         let style = |unit: &str| {
             ProgressStyle::with_template(&format!(
-                "{{prefix:>9}} [{{bar:30}}] {{pos}}/{{len}} {unit} {{per_sec}} ETA {{eta}}"
+                "{{prefix:>9}} [{{bar:30}}] {{pos}}/{{len}} {unit} {{per_sec}} ETA {{eta}} {{msg}}"
             ))
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ")

@@ -62,6 +62,25 @@ impl ModelFlags {
         Ok(Config::load(self.config.as_deref(), &overrides)?)
     }
 
+    /// The `--subject` value, if given.
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.as_deref()
+    }
+
+    /// The `--judge` value, if given.
+    pub fn judge(&self) -> Option<&str> {
+        self.judge.as_deref()
+    }
+
+    /// These flags without `--subject`, for commands where it may name something
+    /// other than a configured model (an offline baseline of `eval run`).
+    pub fn without_subject(&self) -> ModelFlags {
+        ModelFlags {
+            subject: None,
+            ..self.clone()
+        }
+    }
+
     /// Loads the configuration and opens the model layer on its own
     /// connection to the store at `store_path` (SQLite in WAL mode lets a stage
     /// hold another connection to the same file), so a stage that writes its

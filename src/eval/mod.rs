@@ -7,6 +7,8 @@
 //! - [`score`]: per-answer scoring, ROUGE-L as the rouge-score package computes it.
 //! - [`subject`]: the [`subject::Subject`] and [`subject::Judge`] traits, the offline
 //!   baselines (`random`, `first-option`, `lexical`) and a scripted subject for tests.
+//! - [`model`]: the model-backed subject and judge over the model layer
+//!   ([`crate::llm::ModelHandle`]: cache, retries, budget, accounting).
 //! - [`protocol`]: Algorithm 1: phase 1 (the dynamic path) then phase 2 (every unvisited
 //!   node as a counterfactual), one conversation per tree, resumable from recorded answers.
 //! - [`metrics`]: RDS, weighted RDS, CCF, CRS, breakdowns, dependency analysis, group
@@ -15,11 +17,12 @@
 //! - [`html`]: the self-contained HTML report with inline SVG charts (plotters).
 //! - [`synth`]: synthetic trees for benchmarks and tests.
 //!
-//! Nothing here touches the network: model subjects and judges are implementations of
-//! the traits that live with the model layer.
+//! Nothing here touches the network itself: [`model`] calls models only through the
+//! model layer (`src/llm`).
 
 pub mod html;
 pub mod metrics;
+pub mod model;
 pub mod parse;
 pub mod prompt;
 pub mod protocol;
