@@ -16,6 +16,7 @@ mod models;
 mod parse;
 mod run;
 mod trees;
+mod walk;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -61,6 +62,14 @@ enum Command {
     Llm(llm::LlmCommand),
     #[command(subcommand)]
     Local(local::LocalCommand),
+    /// A person answers question trees: a terminal UI, or a local web app with --serve.
+    /// Test mode is the two-phase protocol of `eval run`, stored as a human run
+    /// (resumable); explore mode browses any branch with gold answers.
+    ///
+    /// Example:
+    ///   moviegraph walk trees/the-second-key.jsonl --annotator ana
+    #[command(verbatim_doc_comment)]
+    Walk(walk::WalkArgs),
 }
 
 /// Outcome of a command that ran to completion: did its checks pass?
@@ -87,6 +96,7 @@ pub fn main() -> ExitCode {
         Command::Models(cmd) => models::models(cmd),
         Command::Llm(cmd) => llm::llm(cmd),
         Command::Local(cmd) => local::local(cmd),
+        Command::Walk(args) => walk::walk(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

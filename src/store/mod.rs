@@ -16,6 +16,7 @@ mod films;
 mod graph;
 mod llm;
 mod migrate;
+mod walk;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
