@@ -457,7 +457,8 @@ async fn explore_page(
 async fn keyframe(State(state): State<Arc<WebState>>, UrlPath(path): UrlPath<String>) -> Response {
     let referenced = format!("keyframes/{path}");
     match state.keyframes.resolve(&referenced) {
-        Ok((file, content_type)) => match tokio::fs::read(&file).await {
+        // Keyframes are small files; a blocking read is shorter than a hand-off to a thread.
+        Ok((file, content_type)) => match std::fs::read(&file) {
             Ok(bytes) => ([(header::CONTENT_TYPE, content_type)], bytes).into_response(),
             Err(_) => StatusCode::NOT_FOUND.into_response(),
         },
