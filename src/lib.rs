@@ -16,3 +16,4 @@ pub mod screenplay;
 pub mod store;
 mod text;
 pub mod trees;
+pub mod walk;

@@ -15,7 +15,7 @@ use moviegraph::eval::score::NO_JUDGE_LABEL;
 use moviegraph::eval::model::{ModelJudge, ModelSubject};
 use moviegraph::eval::subject::{baseline, fnv1a, Judge, Subject, BASELINES};
 use moviegraph::llm::{BackendKind, Config, Llm, Role};
-use moviegraph::eval::{html, report};
+use moviegraph::eval::{agreement, html, report};
 use moviegraph::store::{self, EvalRun, Store};
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::schema::Tree;
@@ -459,9 +459,14 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
         seed: args.bootstrap_seed,
     };
     let mut metrics = Vec::new();
+    let mut humans: Vec<(LoadedRun, String)> = Vec::new();
     for id in &args.runs {
         let loaded = load_run(&store, id)?;
         let mut m = compute(&loaded, settings);
+        if let Some(annotator) = store.eval_run_annotator(id)? {
+            m.subject = format!("{} ({annotator})", m.subject);
+            humans.push((loaded.clone(), annotator));
+        }
         if store.eval_run(&format!("{id}@rot1"))?.is_some() {
             let displays = rotation_displays(loaded.run.seed);
             let mut variants = vec![loaded];
@@ -498,6 +503,22 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
         ReportFormat::Json => report::json(&metrics),
         ReportFormat::Csv => report::csv(&metrics),
         ReportFormat::Html => html::html(&metrics)?,
+    };
+    // Several annotators on the same trees: how far they agree (walk's human runs).
+    let text = if humans.len() >= 2 {
+        let pairs = agreement::all_pairs(
+            &humans
+                .iter()
+                .map(|(run, name)| (run, name.as_str()))
+                .collect::<Vec<_>>(),
+        );
+        match args.format {
+            ReportFormat::Table => format!("{text}\n{}", agreement::table(&pairs)),
+            ReportFormat::Csv => format!("{text}{}", agreement::csv_rows(&pairs)),
+            ReportFormat::Json | ReportFormat::Html => text,
+        }
+    } else {
+        text
     };
     match &args.out {
         Some(path) => std::fs::write(path, text)

@@ -18,6 +18,7 @@ mod models;
 mod parse;
 mod run;
 mod trees;
+mod walk;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -65,6 +66,14 @@ enum Command {
     Local(local::LocalCommand),
     Merge(merge::MergeArgs),
     Doctor(doctor::DoctorArgs),
+    /// A person answers question trees: a terminal UI, or a local web app with --serve.
+    /// Test mode is the two-phase protocol of `eval run`, stored as a human run
+    /// (resumable); explore mode browses any branch with gold answers.
+    ///
+    /// Example:
+    ///   moviegraph walk trees/the-second-key.jsonl --annotator ana
+    #[command(verbatim_doc_comment)]
+    Walk(walk::WalkArgs),
 }
 
 /// Outcome of a command that ran to completion: did its checks pass?
@@ -93,6 +102,7 @@ pub fn main() -> ExitCode {
         Command::Local(cmd) => local::local(cmd),
         Command::Merge(args) => merge::merge(args),
         Command::Doctor(args) => doctor::doctor(args),
+        Command::Walk(args) => walk::walk(args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -14,12 +14,14 @@
 //! - [`metrics`]: RDS, weighted RDS, CCF, CRS, breakdowns, dependency analysis, group
 //!   levels, with seeded cluster-bootstrap confidence intervals.
 //! - [`report`]: terminal tables, JSON and CSV, several runs side by side.
+//! - [`agreement`]: raw agreement and Cohen's κ between annotators of human runs.
 //! - [`html`]: the self-contained HTML report with inline SVG charts (plotters).
 //! - [`synth`]: synthetic trees for benchmarks and tests.
 //!
 //! Nothing here touches the network itself: [`model`] calls models only through the
 //! model layer (`src/llm`).
 
+pub mod agreement;
 pub mod html;
 pub mod metrics;
 pub mod model;

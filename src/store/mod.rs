@@ -18,6 +18,7 @@ mod health;
 mod llm;
 mod merge;
 mod migrate;
+mod walk;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -1,0 +1,155 @@
+//! `moviegraph walk`: a person answers question trees, in a terminal or a browser.
+
+use std::io::IsTerminal;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use moviegraph::store;
+use moviegraph::trees::jsonl::read_trees;
+use moviegraph::trees::schema::Tree;
+use moviegraph::trees::validate::{is_valid, validate};
+use moviegraph::walk::session::{check_annotator, human_run_id};
+use moviegraph::walk::{tui, web};
+
+use super::{emit, Outcome};
+
+/// Options of `walk`.
+#[derive(Debug, Args)]
+pub struct WalkArgs {
+    /// Tree files (`trees/<film>.jsonl`); their trees are walked in file order.
+    #[arg(required = true, num_args = 1..)]
+    trees: Vec<PathBuf>,
+    /// Who is answering; names the human run (`human-NAME-<hash>`) so the same person
+    /// resumes it (default: $USER, else `anonymous`).
+    #[arg(long)]
+    annotator: Option<String>,
+    /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// Start the terminal walker in explore mode (Tab switches).
+    #[arg(long)]
+    explore: bool,
+    /// Serve the walker as a local web app instead of the terminal UI.
+    #[arg(long)]
+    serve: bool,
+    /// Port of --serve (0: any free port; the address is printed on stdout).
+    #[arg(long, default_value_t = 8080, requires = "serve")]
+    port: u16,
+    /// Address of --serve. Other machines can reach anything but 127.0.0.1.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST), requires = "serve")]
+    host: IpAddr,
+    /// The workspace root that the trees' keyframe paths are relative to (default: the
+    /// current folder). Only keyframes the trees reference, inside
+    /// `ROOT/keyframes/<film>/`, are served.
+    #[arg(long)]
+    root: Option<PathBuf>,
+}
+
+/// Walks question trees: test mode records a human eval run, explore mode shows gold.
+pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
+    let annotator = match &args.annotator {
+        Some(name) => name.clone(),
+        None => std::env::var("USER")
+            .ok()
+            .filter(|u| check_annotator(u).is_ok())
+            .unwrap_or_else(|| "anonymous".into()),
+    };
+    check_annotator(&annotator)?;
+    let trees = load(&args.trees)?;
+    let store_path = store::resolve_path(args.store.as_deref());
+    let source = args
+        .trees
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if args.serve {
+        let root = match &args.root {
+            Some(root) => root.clone(),
+            None => std::env::current_dir().context("reading the current folder")?,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?;
+        return runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port))
+                .await
+                .with_context(|| format!("binding {}:{}", args.host, args.port))?;
+            let addr = listener.local_addr()?;
+            emit(&format!("listening on http://{addr}/\n"))?;
+            web::serve(
+                listener,
+                trees,
+                web::WebOptions {
+                    root,
+                    store_path,
+                    source,
+                    annotator: args.annotator.clone(),
+                },
+            )
+            .await
+            .context("serving the walker")?;
+            Ok(Outcome::Success)
+        });
+    }
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        bail!("walk needs a terminal; use `walk --serve` for the web walker");
+    }
+    let run_id = human_run_id(&annotator, &trees);
+    let summary = tui::run(
+        trees,
+        tui::TuiOptions {
+            annotator,
+            store_path: store_path.clone(),
+            source,
+            explore: args.explore,
+        },
+    )?;
+    let Some(run) = summary.run_id else {
+        return Ok(Outcome::Success);
+    };
+    debug_assert_eq!(run, run_id);
+    emit(&format!(
+        "run {run}: {} answers recorded in this session; {}, store {}\n",
+        summary.recorded,
+        if summary.complete {
+            format!("complete (moviegraph eval report {run})")
+        } else {
+            "not finished: run the same command to resume".into()
+        },
+        store_path.display()
+    ))?;
+    if let Some(error) = summary.error {
+        bail!("the run stopped: {error}");
+    }
+    Ok(Outcome::Success)
+}
+
+fn load(paths: &[PathBuf]) -> anyhow::Result<Vec<Tree>> {
+    let mut trees = Vec::new();
+    for path in paths {
+        let file_trees = read_trees(path)?;
+        let mut bad = Vec::new();
+        for tree in &file_trees {
+            let problems = validate(tree);
+            if !is_valid(&problems) {
+                bad.extend(problems.iter().map(|p| format!("{}: {p}", path.display())));
+            }
+        }
+        if !bad.is_empty() {
+            bail!(
+                "invalid trees; fix them (see `moviegraph trees validate`) before walking:\n{}",
+                bad.join("\n")
+            );
+        }
+        trees.extend(file_trees);
+    }
+    if trees.is_empty() {
+        bail!("the tree files hold no trees");
+    }
+    Ok(trees)
+}

@@ -1,0 +1,617 @@
+//! The terminal walker (`moviegraph walk`): ratatui over crossterm.
+//!
+//! Left, the trees; right, the current question. In test mode the question is the
+//! user turn exactly as a model receives it, and the keys answer it (letters choose,
+//! Enter confirms, typed text for open questions); nothing shows gold. In explore mode
+//! letters follow an option's branch, Backspace goes back, and gold answers, distractor
+//! reasons and graph elements are shown. Tab switches modes; Ctrl-P shows the path so
+//! far; Esc quits (a test run resumes where it stopped).
+
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::{Constraint, Direction, Layout};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Wrap};
+use ratatui::Frame;
+
+use super::explore::{child_for_key, gold_text, path_to, reason_text, trigger_text};
+use super::session::{Prompt, SessionError, SessionEvent, TestSession};
+use crate::eval::prompt::Phase;
+use crate::eval::protocol::RunProgress;
+use crate::trees::schema::{Format, Tree};
+
+/// How the terminal walker starts.
+#[derive(Debug, Clone)]
+pub struct TuiOptions {
+    /// The person answering (part of the run id).
+    pub annotator: String,
+    /// The workspace database.
+    pub store_path: PathBuf,
+    /// The tree files, for the run's header.
+    pub source: String,
+    /// Start in explore mode instead of test mode.
+    pub explore: bool,
+}
+
+/// What a terminal session left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TuiSummary {
+    /// The test run's id, when test mode was used.
+    pub run_id: Option<String>,
+    /// Answers recorded in this session.
+    pub recorded: usize,
+    /// Whether the run reached its end.
+    pub complete: bool,
+    /// Why the run stopped early, if it did for another reason than quitting.
+    pub error: Option<String>,
+}
+
+/// Why the terminal walker could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The terminal failed.
+    #[error("terminal: {0}")]
+    Io(#[from] io::Error),
+    /// The test session could not start.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Test,
+    Explore,
+}
+
+struct App {
+    trees: Vec<Tree>,
+    options: TuiOptions,
+    mode: Mode,
+    session: Option<TestSession>,
+    pending: Option<Prompt>,
+    chosen: Vec<String>,
+    text: String,
+    recorded: HashMap<String, usize>,
+    done: HashSet<String>,
+    finished: Option<Result<RunProgress, String>>,
+    /// This session's answers: (tree, node, phase, reply).
+    history: Vec<(String, String, Phase, String)>,
+    show_path: bool,
+    explore_tree: usize,
+    explore_node: String,
+    scroll: u16,
+    status: String,
+    quit: bool,
+}
+
+/// Runs the terminal walker on `trees` until the person quits.
+pub fn run(trees: Vec<Tree>, options: TuiOptions) -> Result<TuiSummary, TuiError> {
+    let explore_node = trees
+        .first()
+        .and_then(|t| t.root())
+        .map(|n| n.id.clone())
+        .unwrap_or_default();
+    let mut app = App {
+        mode: if options.explore {
+            Mode::Explore
+        } else {
+            Mode::Test
+        },
+        trees,
+        options,
+        session: None,
+        pending: None,
+        chosen: Vec::new(),
+        text: String::new(),
+        recorded: HashMap::new(),
+        done: HashSet::new(),
+        finished: None,
+        history: Vec::new(),
+        show_path: false,
+        explore_tree: 0,
+        explore_node,
+        scroll: 0,
+        status: String::new(),
+        quit: false,
+    };
+    if app.mode == Mode::Test {
+        app.start_session()?;
+    }
+    let mut terminal = ratatui::try_init()?;
+    let result = app.event_loop(&mut terminal);
+    ratatui::restore();
+    result?;
+    let summary = TuiSummary {
+        run_id: app.session.as_ref().map(|s| s.run_id.clone()),
+        recorded: app.recorded.values().sum(),
+        complete: matches!(app.finished, Some(Ok(_))),
+        error: match &app.finished {
+            Some(Err(e)) => Some(e.clone()),
+            _ => None,
+        },
+    };
+    drop(app.pending.take());
+    drop(app.session.take());
+    Ok(summary)
+}
+
+impl App {
+    fn start_session(&mut self) -> Result<(), SessionError> {
+        if self.session.is_none() {
+            self.session = Some(TestSession::start(
+                self.options.store_path.clone(),
+                &self.options.annotator,
+                self.trees.clone(),
+                self.options.source.clone(),
+            )?);
+        }
+        Ok(())
+    }
+
+    fn event_loop(&mut self, terminal: &mut ratatui::DefaultTerminal) -> io::Result<()> {
+        while !self.quit {
+            self.drain_session();
+            terminal.draw(|frame| self.draw(frame))?;
+            if event::poll(Duration::from_millis(50))? {
+                if let Event::Key(key) = event::read()? {
+                    if key.kind != KeyEventKind::Release {
+                        self.on_key(key);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn drain_session(&mut self) {
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        while let Ok(event) = session.events.try_recv() {
+            match event {
+                SessionEvent::Ask(prompt) => {
+                    self.pending = Some(prompt);
+                    self.chosen.clear();
+                    self.text.clear();
+                    self.scroll = 0;
+                }
+                SessionEvent::Recorded { tree_id } => {
+                    *self.recorded.entry(tree_id).or_default() += 1;
+                }
+                SessionEvent::TreeDone { tree_id, .. } => {
+                    self.done.insert(tree_id);
+                }
+                SessionEvent::Finished(result) => self.finished = Some(result),
+            }
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => self.quit = true,
+            KeyCode::Char('c') if ctrl => self.quit = true,
+            KeyCode::Char('p') if ctrl => self.show_path = !self.show_path,
+            KeyCode::Tab => {
+                self.mode = match self.mode {
+                    Mode::Test => Mode::Explore,
+                    Mode::Explore => Mode::Test,
+                };
+                self.scroll = 0;
+                if self.mode == Mode::Test {
+                    if let Err(e) = self.start_session() {
+                        self.status = e.to_string();
+                    }
+                }
+            }
+            KeyCode::PageDown => self.scroll = self.scroll.saturating_add(10),
+            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            _ => match self.mode {
+                Mode::Test => self.on_test_key(key),
+                Mode::Explore => self.on_explore_key(key),
+            },
+        }
+    }
+
+    fn on_test_key(&mut self, key: KeyEvent) {
+        let Some(prompt) = self.pending.as_ref() else {
+            return;
+        };
+        let format = prompt.view.format;
+        match (format, key.code) {
+            (Format::Open, KeyCode::Char(c)) => self.text.push(c),
+            (Format::Open, KeyCode::Backspace) => {
+                self.text.pop();
+            }
+            (_, KeyCode::Char(c)) => {
+                let label = c.to_ascii_uppercase().to_string();
+                if !prompt.view.options.iter().any(|(l, _)| *l == label) {
+                    self.status = format!("no option {label}");
+                    return;
+                }
+                if format == Format::Single {
+                    self.chosen = vec![label];
+                } else if let Some(at) = self.chosen.iter().position(|l| *l == label) {
+                    self.chosen.remove(at);
+                } else {
+                    self.chosen.push(label);
+                }
+                self.status.clear();
+            }
+            (_, KeyCode::Backspace) => self.chosen.clear(),
+            (_, KeyCode::Enter) => {
+                let empty = match format {
+                    Format::Open => self.text.trim().is_empty(),
+                    _ => self.chosen.is_empty(),
+                };
+                if empty {
+                    self.status = "nothing to confirm yet".into();
+                    return;
+                }
+                let Some(prompt) = self.pending.take() else {
+                    return;
+                };
+                let mut chosen: Vec<String> = prompt
+                    .view
+                    .options
+                    .iter()
+                    .map(|(l, _)| l.clone())
+                    .filter(|l| self.chosen.contains(l))
+                    .collect();
+                if format == Format::Open {
+                    chosen.clear();
+                }
+                let reply = super::session::reply_text(format, &chosen, &self.text);
+                self.history.push((
+                    prompt.tree_id.clone(),
+                    prompt.node_id.clone(),
+                    prompt.phase,
+                    reply,
+                ));
+                prompt.answer(&chosen, &self.text);
+                self.chosen.clear();
+                self.text.clear();
+                self.status = "answer recorded".into();
+            }
+            _ => {}
+        }
+    }
+
+    fn on_explore_key(&mut self, key: KeyEvent) {
+        let Some(tree) = self.trees.get(self.explore_tree) else {
+            return;
+        };
+        let root = |tree: &Tree| tree.root().map(|n| n.id.clone()).unwrap_or_default();
+        match key.code {
+            KeyCode::Down | KeyCode::Up => {
+                let n = self.trees.len();
+                self.explore_tree = if key.code == KeyCode::Down {
+                    (self.explore_tree + 1) % n
+                } else {
+                    (self.explore_tree + n - 1) % n
+                };
+                self.explore_node = root(&self.trees[self.explore_tree]);
+                self.scroll = 0;
+            }
+            KeyCode::Backspace | KeyCode::Left => {
+                if let Some(parent) = tree
+                    .node(&self.explore_node)
+                    .and_then(|n| n.parent.clone())
+                {
+                    self.explore_node = parent;
+                    self.scroll = 0;
+                }
+            }
+            KeyCode::Home => self.explore_node = root(tree),
+            KeyCode::Char(c) => {
+                let next = tree
+                    .node(&self.explore_node)
+                    .and_then(|n| child_for_key(n, c))
+                    .map(str::to_string);
+                match next {
+                    Some(id) => {
+                        self.explore_node = id;
+                        self.scroll = 0;
+                        self.status.clear();
+                    }
+                    None => self.status = format!("no branch under {c}"),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn current_tree(&self) -> usize {
+        match self.mode {
+            Mode::Explore => self.explore_tree,
+            Mode::Test => self.pending.as_ref().map_or_else(
+                || {
+                    self.trees
+                        .iter()
+                        .position(|t| !self.done.contains(&t.id))
+                        .unwrap_or(0)
+                },
+                |p| p.tree_index,
+            ),
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame) {
+        let rows = Layout::default()
+            .direction(Direction::Vertical)
+            .constraints([
+                Constraint::Length(1),
+                Constraint::Min(5),
+                Constraint::Length(3),
+            ])
+            .split(frame.area());
+        let header = match (self.mode, &self.session) {
+            (Mode::Test, Some(s)) => format!(
+                " moviegraph walk · TEST mode · annotator {} · run {}",
+                self.options.annotator, s.run_id
+            ),
+            (Mode::Test, None) => " moviegraph walk · TEST mode".to_string(),
+            (Mode::Explore, _) => {
+                " moviegraph walk · EXPLORE mode (gold answers shown; nothing recorded)".to_string()
+            }
+        };
+        frame.render_widget(
+            Paragraph::new(header).style(Style::default().add_modifier(Modifier::REVERSED)),
+            rows[0],
+        );
+        let body = Layout::default()
+            .direction(Direction::Horizontal)
+            .constraints([Constraint::Length(34), Constraint::Min(20)])
+            .split(rows[1]);
+        self.draw_trees(frame, body[0]);
+        let main = if self.show_path {
+            let parts = Layout::default()
+                .direction(Direction::Vertical)
+                .constraints([Constraint::Min(5), Constraint::Length(10)])
+                .split(body[1]);
+            frame.render_widget(
+                Paragraph::new(self.path_lines())
+                    .wrap(Wrap { trim: false })
+                    .block(Block::default().borders(Borders::ALL).title(" path so far ")),
+                parts[1],
+            );
+            parts[0]
+        } else {
+            body[1]
+        };
+        let (title, lines) = match self.mode {
+            Mode::Test => (" question ", self.test_lines()),
+            Mode::Explore => (" node ", self.explore_lines()),
+        };
+        frame.render_widget(
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((self.scroll, 0))
+                .block(Block::default().borders(Borders::ALL).title(title)),
+            main,
+        );
+        let help = match self.mode {
+            Mode::Test => {
+                "letters: choose (multi: toggle) · typed text for open · Enter: confirm · \
+                 Backspace: clear · Ctrl-P: path · Tab: explore · PgUp/PgDn: scroll · Esc: quit"
+            }
+            Mode::Explore => {
+                "letter: follow that option (open: c/i) · Backspace: back · Home: root · \
+                 Up/Down: tree · Ctrl-P: path · Tab: test · Esc: quit"
+            }
+        };
+        frame.render_widget(
+            Paragraph::new(vec![Line::from(help), Line::from(self.status.clone())])
+                .wrap(Wrap { trim: true })
+                .block(Block::default().borders(Borders::TOP)),
+            rows[2],
+        );
+    }
+
+    fn draw_trees(&self, frame: &mut Frame, area: ratatui::layout::Rect) {
+        let items: Vec<ListItem> = self
+            .trees
+            .iter()
+            .map(|t| {
+                let mark = if self.done.contains(&t.id) {
+                    "done"
+                } else {
+                    match self.recorded.get(&t.id) {
+                        Some(n) => return ListItem::new(format!("{} ({n} new)", t.id)),
+                        None => "",
+                    }
+                };
+                ListItem::new(format!("{} {mark}", t.id))
+            })
+            .collect();
+        let mut state = ListState::default().with_selected(Some(self.current_tree()));
+        frame.render_stateful_widget(
+            List::new(items)
+                .highlight_symbol("> ")
+                .highlight_style(Style::default().add_modifier(Modifier::BOLD))
+                .block(Block::default().borders(Borders::ALL).title(" trees ")),
+            area,
+            &mut state,
+        );
+    }
+
+    fn test_lines(&self) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        if let Some(p) = &self.pending {
+            let tree_nodes = self.trees.get(p.tree_index).map_or(0, |t| t.nodes.len());
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "tree {} · node {} · {} · {} questions in this tree",
+                    p.tree_id,
+                    p.node_id,
+                    match p.phase {
+                        Phase::Path => "phase 1 (your own path)",
+                        Phase::Counterfactual => "phase 2 (thought experiment)",
+                    },
+                    tree_nodes
+                ),
+                Style::default().add_modifier(Modifier::BOLD),
+            )));
+            lines.push(Line::from(""));
+            lines.extend(p.text.lines().map(|l| Line::from(l.to_string())));
+            if !p.images.is_empty() {
+                lines.push(Line::from(""));
+                lines.push(Line::from("Keyframes:"));
+                lines.extend(p.images.iter().map(|i| Line::from(format!("  {i}"))));
+            }
+            lines.push(Line::from(""));
+            let answer = match p.view.format {
+                Format::Open => format!("Your answer: {}_", self.text),
+                _ => format!("Your answer: {}", self.chosen.join(", ")),
+            };
+            lines.push(Line::from(Span::styled(
+                answer,
+                Style::default().add_modifier(Modifier::BOLD),
+            )));
+        } else {
+            match &self.finished {
+                Some(Ok(done)) => {
+                    let id = self.session.as_ref().map_or("", |s| s.run_id.as_str());
+                    lines.push(Line::from(format!(
+                        "Run {id} complete: {} trees, {} answers stored ({} in this session).",
+                        done.trees, done.answers, done.asked
+                    )));
+                    lines.push(Line::from(format!(
+                        "Scores: moviegraph eval report {id}"
+                    )));
+                }
+                Some(Err(e)) => lines.push(Line::from(format!("The run stopped: {e}"))),
+                None => lines.push(Line::from("Loading the next question…")),
+            }
+        }
+        lines
+    }
+
+    fn explore_lines(&self) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        let Some(tree) = self.trees.get(self.explore_tree) else {
+            return lines;
+        };
+        let Some(node) = tree.node(&self.explore_node) else {
+            return lines;
+        };
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        lines.push(Line::from(Span::styled(
+            format!(
+                "tree {} · node {} · depth {} of {} · {} · {} / {} · {}",
+                tree.id,
+                node.id,
+                node.depth,
+                tree.max_depth(),
+                node.format.as_str(),
+                node.category.level1,
+                node.category.level2,
+                node.question_type.as_str()
+            ),
+            bold,
+        )));
+        if let (Some(parent), Some(trigger)) = (&node.parent, &node.trigger) {
+            lines.push(Line::from(format!(
+                "reached from {parent} by {}; premise: {}",
+                trigger_text(trigger),
+                node.premise.as_deref().unwrap_or("-")
+            )));
+        }
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(
+            format!("Question: {}", node.question),
+            bold,
+        )));
+        for o in &node.options {
+            let verdict = if o.correct {
+                "GOLD".to_string()
+            } else {
+                format!(
+                    "wrong: {}",
+                    o.reason.map_or("no reason recorded", reason_text)
+                )
+            };
+            let child = o
+                .child
+                .as_deref()
+                .map_or(String::new(), |c| format!(" → {c}"));
+            lines.push(Line::from(format!(
+                "  {}. {}  [{verdict}]{child}",
+                o.label, o.text
+            )));
+        }
+        if node.format == Format::Open {
+            lines.push(Line::from(format!("  reference (gold): {}", gold_text(node))));
+            if let Some(c) = &node.open_branches.correct {
+                lines.push(Line::from(format!("  c → {c} (after a correct answer)")));
+            }
+            if let Some(i) = &node.open_branches.incorrect {
+                lines.push(Line::from(format!("  i → {i} (after an incorrect answer)")));
+            }
+        }
+        lines.push(Line::from(""));
+        lines.push(Line::from(format!(
+            "Graph elements: {}",
+            node.derived_from.join(", ")
+        )));
+        lines.push(Line::from(format!(
+            "Tree anchor ({:?}): {}",
+            tree.anchor.kind,
+            tree.anchor.elements.join(" → ")
+        )));
+        lines.push(Line::from(""));
+        lines.push(Line::from("Screenplay excerpt:"));
+        lines.extend(
+            node.context
+                .excerpt
+                .lines()
+                .map(|l| Line::from(format!("  {l}"))),
+        );
+        if !node.context.keyframes.is_empty() {
+            lines.push(Line::from("Keyframes:"));
+            lines.extend(
+                node.context
+                    .keyframes
+                    .iter()
+                    .map(|k| Line::from(format!("  {k}"))),
+            );
+        }
+        lines
+    }
+
+    fn path_lines(&self) -> Vec<Line<'static>> {
+        match self.mode {
+            Mode::Explore => {
+                let Some(tree) = self.trees.get(self.explore_tree) else {
+                    return Vec::new();
+                };
+                let path = path_to(tree, &self.explore_node);
+                path.iter()
+                    .enumerate()
+                    .map(|(i, n)| {
+                        let how = path
+                            .get(i + 1)
+                            .and_then(|c| c.trigger.as_ref())
+                            .map_or(String::new(), |t| format!(" → {}", trigger_text(t)));
+                        Line::from(format!("{} {}{how}", n.id, n.question))
+                    })
+                    .collect()
+            }
+            Mode::Test => {
+                let tree = self.pending.as_ref().map(|p| p.tree_id.clone());
+                self.history
+                    .iter()
+                    .filter(|(t, ..)| Some(t) == tree.as_ref())
+                    .map(|(_, node, phase, reply)| {
+                        Line::from(format!("{node} (phase {}): {reply}", phase.number()))
+                    })
+                    .collect()
+            }
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! The web walker (`moviegraph walk --serve`): axum, server-rendered HTML with plain
+//! forms and inline CSS only (no scripts, fonts or styles from anywhere), so it works
+//! offline and shows nothing a page could fetch from elsewhere.
+//!
+//! Routes: `/` (trees, start a test), `/test/{annotator}` (the question waiting for
+//! that person, answered by a POST to `/test/{annotator}/answer`), `/explore/{tree}/{node}`
+//! (gold, distractor reasons, graph elements, branches) and `/keyframes/{path}` (only the
+//! images the trees reference, see [`super::keyframes`]). Each annotator's test is a
+//! [`TestSession`] kept for the server's lifetime; a restarted server resumes it from
+//! the store.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Form, Path as UrlPath, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use tokio::sync::Mutex;
+
+use super::explore::{gold_text, path_to, reason_text, trigger_text};
+use super::keyframes::{KeyframeRefusal, Keyframes};
+use super::session::{check_annotator, reply_text, Prompt, SessionEvent, TestSession};
+use crate::eval::prompt::Phase;
+use crate::eval::protocol::RunProgress;
+use crate::trees::schema::{Format, Tree};
+
+/// How the web walker serves.
+#[derive(Debug, Clone)]
+pub struct WebOptions {
+    /// The workspace root: keyframe paths in the trees are relative to it.
+    pub root: PathBuf,
+    /// The workspace database.
+    pub store_path: PathBuf,
+    /// The tree files, for the run's header.
+    pub source: String,
+    /// The annotator name the start form suggests.
+    pub annotator: Option<String>,
+}
+
+struct WebSession {
+    session: TestSession,
+    pending: Option<Prompt>,
+    finished: Option<Result<RunProgress, String>>,
+    recorded: usize,
+    /// This session's answers: (tree, node, phase, reply).
+    history: Vec<(String, String, Phase, String)>,
+}
+
+struct WebState {
+    trees: Vec<Tree>,
+    keyframes: Keyframes,
+    options: WebOptions,
+    sessions: Mutex<HashMap<String, WebSession>>,
+}
+
+/// The walker's routes over `trees`.
+pub fn router(trees: Vec<Tree>, options: WebOptions) -> Router {
+    let state = Arc::new(WebState {
+        keyframes: Keyframes::new(&options.root, &trees),
+        trees,
+        options,
+        sessions: Mutex::new(HashMap::new()),
+    });
+    Router::new()
+        .route("/", get(index))
+        .route("/test", post(start_test))
+        .route("/test/{annotator}", get(test_page))
+        .route("/test/{annotator}/answer", post(answer))
+        .route("/explore/{tree}/{node}", get(explore_page))
+        .route("/keyframes/{*path}", get(keyframe))
+        .with_state(state)
+}
+
+/// Serves the walker on `listener` until the process ends.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    trees: Vec<Tree>,
+    options: WebOptions,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(trees, options)).await
+}
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:62em;margin:1em auto;padding:0 1em;\
+color:#222;background:#fafafa}h1{font-size:1.3em}h2{font-size:1.1em}\
+pre{white-space:pre-wrap;background:#fff;border:1px solid #ccc;padding:.6em}\
+.opt{display:block;margin:.3em 0;padding:.3em;background:#fff;border:1px solid #ddd}\
+.gold{border-color:#2a2;background:#efe}.wrong{color:#733}.meta{color:#666;font-size:.9em}\
+nav a{margin-right:1em}img{max-width:220px;margin:.2em;border:1px solid #ccc}\
+textarea{width:100%;height:5em}button{font-size:1em;padding:.3em 1.2em}";
+
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A path segment or keyframe path in a URL: unreserved bytes kept, the rest escaped.
+fn url_part(text: &str, keep_slash: bool) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') || (keep_slash && b == b'/')
+        {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+fn page(title: &str, body: &str) -> Html<String> {
+    Html(format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\
+         <nav><a href=\"/\">trees</a></nav>{body}</body></html>",
+        esc(title)
+    ))
+}
+
+fn keyframe_imgs(paths: &[String], keyframes: &Keyframes) -> String {
+    let mut out = String::new();
+    for path in paths {
+        if let Some(rest) = path.strip_prefix("keyframes/") {
+            if keyframes.is_referenced(path) {
+                let _ = write!(
+                    out,
+                    "<img src=\"/keyframes/{}\" alt=\"{}\">",
+                    url_part(rest, true),
+                    esc(path)
+                );
+                continue;
+            }
+        }
+        let _ = write!(out, "<div class=meta>{}</div>", esc(path));
+    }
+    out
+}
+
+async fn index(State(state): State<Arc<WebState>>) -> Html<String> {
+    let mut body = String::from("<h1>moviegraph walk</h1>");
+    let _ = write!(
+        body,
+        "<h2>Test mode</h2><p>The two-phase protocol exactly as <code>eval run</code> runs it; \
+         no gold is shown and every answer is stored as a human run. Coming back with the same \
+         name resumes where you stopped.</p><form method=post action=\"/test\">\
+         <label>Annotator <input name=annotator value=\"{}\" required></label> \
+         <button type=submit>Start or resume</button></form>",
+        esc(state.options.annotator.as_deref().unwrap_or(""))
+    );
+    body.push_str("<h2>Explore mode</h2><p>Any branch, with gold answers, why each distractor is wrong, and the graph elements behind each question. Nothing is recorded.</p><ul>");
+    for (i, tree) in state.trees.iter().enumerate() {
+        let root = tree.root().map(|n| n.id.as_str()).unwrap_or("");
+        let first = tree.root().map(|n| n.question.as_str()).unwrap_or("");
+        let _ = write!(
+            body,
+            "<li><a href=\"/explore/{i}/{}\">{}</a> <span class=meta>{} questions, depth {}</span><br>{}</li>",
+            url_part(root, false),
+            esc(&tree.id),
+            tree.nodes.len(),
+            tree.max_depth(),
+            esc(first)
+        );
+    }
+    body.push_str("</ul>");
+    page("moviegraph walk", &body)
+}
+
+#[derive(serde::Deserialize)]
+struct StartForm {
+    annotator: String,
+}
+
+async fn start_test(Form(form): Form<StartForm>) -> Response {
+    let name = form.annotator.trim();
+    if let Err(e) = check_annotator(name) {
+        return (StatusCode::BAD_REQUEST, page("bad name", &format!("<p>{}</p>", esc(&e.to_string())))).into_response();
+    }
+    Redirect::to(&format!("/test/{}", url_part(name, false))).into_response()
+}
+
+/// Takes events until a question is waiting or the run ended (or a few seconds passed,
+/// which only a very slow store would need).
+async fn settle(session: &mut WebSession) {
+    while session.pending.is_none() && session.finished.is_none() {
+        let next = tokio::time::timeout(Duration::from_secs(5), session.session.events.recv()).await;
+        match next {
+            Ok(Some(SessionEvent::Ask(prompt))) => session.pending = Some(prompt),
+            Ok(Some(SessionEvent::Recorded { .. })) => session.recorded += 1,
+            Ok(Some(SessionEvent::TreeDone { .. })) => {}
+            Ok(Some(SessionEvent::Finished(result))) => session.finished = Some(result),
+            Ok(None) => session.finished = Some(Err("the session ended".into())),
+            Err(_) => break,
+        }
+    }
+}
+
+async fn test_page(
+    State(state): State<Arc<WebState>>,
+    UrlPath(annotator): UrlPath<String>,
+) -> Response {
+    if let Err(e) = check_annotator(&annotator) {
+        return (StatusCode::BAD_REQUEST, page("bad name", &format!("<p>{}</p>", esc(&e.to_string())))).into_response();
+    }
+    let mut sessions = state.sessions.lock().await;
+    if !sessions.contains_key(&annotator) {
+        let started = TestSession::start(
+            state.options.store_path.clone(),
+            &annotator,
+            state.trees.clone(),
+            state.options.source.clone(),
+        );
+        match started {
+            Ok(session) => {
+                sessions.insert(
+                    annotator.clone(),
+                    WebSession {
+                        session,
+                        pending: None,
+                        finished: None,
+                        recorded: 0,
+                        history: Vec::new(),
+                    },
+                );
+            }
+            Err(e) => {
+                return (StatusCode::BAD_REQUEST, page("error", &format!("<p>{}</p>", esc(&e.to_string())))).into_response()
+            }
+        }
+    }
+    let Some(session) = sessions.get_mut(&annotator) else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    settle(session).await;
+    let mut body = format!(
+        "<h1>Test mode · {}</h1><p class=meta>run <code>{}</code> · {} answers stored in this session</p>",
+        esc(&annotator),
+        esc(&session.session.run_id),
+        session.recorded
+    );
+    match (&session.pending, &session.finished) {
+        (Some(p), _) => {
+            let tree_nodes = state.trees.get(p.tree_index).map_or(0, |t| t.nodes.len());
+            let _ = write!(
+                body,
+                "<p class=meta>tree {} of {} (<code>{}</code>, {} questions) · question <code>{}</code> · {}</p>",
+                p.tree_index + 1,
+                state.trees.len(),
+                esc(&p.tree_id),
+                tree_nodes,
+                esc(&p.node_id),
+                match p.phase {
+                    Phase::Path => "phase 1: your own path",
+                    Phase::Counterfactual => "phase 2: thought experiment",
+                }
+            );
+            let _ = write!(body, "<pre class=prompt>{}</pre>", esc(&p.text));
+            body.push_str(&keyframe_imgs(&p.images, &state.keyframes));
+            let _ = write!(
+                body,
+                "<form method=post action=\"/test/{}/answer\"><input type=hidden name=tree value=\"{}\"><input type=hidden name=node value=\"{}\">",
+                url_part(&annotator, false),
+                esc(&p.tree_id),
+                esc(&p.node_id)
+            );
+            match p.view.format {
+                Format::Open => body.push_str(
+                    "<label>Your answer<textarea name=text required></textarea></label>",
+                ),
+                format => {
+                    for (label, text) in &p.view.options {
+                        let input = if format == Format::Single {
+                            format!("<input type=radio name=choice value=\"{}\" required>", esc(label))
+                        } else {
+                            format!("<input type=checkbox name=\"choice_{}\" value=on>", esc(label))
+                        };
+                        let _ = write!(body, "<label class=opt>{input} <b>{}.</b> {}</label>", esc(label), esc(text));
+                    }
+                }
+            }
+            body.push_str("<p><button type=submit>Confirm</button></p></form>");
+            let path: Vec<String> = session
+                .history
+                .iter()
+                .filter(|(t, ..)| *t == p.tree_id)
+                .map(|(_, node, phase, reply)| {
+                    format!("<li><code>{}</code> (phase {}): {}</li>", esc(node), phase.number(), esc(reply))
+                })
+                .collect();
+            if !path.is_empty() {
+                let _ = write!(body, "<h2>Path so far</h2><ul>{}</ul>", path.concat());
+            }
+        }
+        (None, Some(Ok(done))) => {
+            let _ = write!(
+                body,
+                "<p id=complete>Run complete: {} trees, {} answers stored ({} in this session). \
+                 Scores: <code>moviegraph eval report {}</code></p>",
+                done.trees,
+                done.answers,
+                done.asked,
+                esc(&session.session.run_id)
+            );
+        }
+        (None, Some(Err(e))) => {
+            let _ = write!(body, "<p>The run stopped: {}</p>", esc(e));
+        }
+        (None, None) => body.push_str("<p>Waiting for the next question; reload the page.</p>"),
+    }
+    page("moviegraph walk · test", &body).into_response()
+}
+
+async fn answer(
+    State(state): State<Arc<WebState>>,
+    UrlPath(annotator): UrlPath<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let back = Redirect::to(&format!("/test/{}", url_part(&annotator, false)));
+    let mut sessions = state.sessions.lock().await;
+    let Some(session) = sessions.get_mut(&annotator) else {
+        return back.into_response();
+    };
+    settle(session).await;
+    let fits = session.pending.as_ref().is_some_and(|p| {
+        form.get("tree") == Some(&p.tree_id) && form.get("node") == Some(&p.node_id)
+    });
+    if !fits {
+        // A repeated or stale form (a reload, the back button): the waiting question
+        // is shown again rather than answered with an answer meant for another one.
+        return back.into_response();
+    }
+    let Some(prompt) = session.pending.take() else {
+        return back.into_response();
+    };
+    let chosen: Vec<String> = prompt
+        .view
+        .options
+        .iter()
+        .map(|(label, _)| label.clone())
+        .filter(|label| {
+            form.get("choice") == Some(label) || form.contains_key(&format!("choice_{label}"))
+        })
+        .collect();
+    let text = form.get("text").cloned().unwrap_or_default();
+    let empty = match prompt.view.format {
+        Format::Open => text.trim().is_empty(),
+        _ => chosen.is_empty(),
+    };
+    if empty {
+        session.pending = Some(prompt);
+        return back.into_response();
+    }
+    session.history.push((
+        prompt.tree_id.clone(),
+        prompt.node_id.clone(),
+        prompt.phase,
+        reply_text(prompt.view.format, &chosen, &text),
+    ));
+    prompt.answer(&chosen, &text);
+    back.into_response()
+}
+
+async fn explore_page(
+    State(state): State<Arc<WebState>>,
+    UrlPath((tree_index, node_id)): UrlPath<(usize, String)>,
+) -> Response {
+    let Some(tree) = state.trees.get(tree_index) else {
+        return (StatusCode::NOT_FOUND, page("not found", "<p>No such tree.</p>")).into_response();
+    };
+    let Some(node) = tree.node(&node_id) else {
+        return (StatusCode::NOT_FOUND, page("not found", "<p>No such question.</p>")).into_response();
+    };
+    let link = |id: &str| format!("/explore/{tree_index}/{}", url_part(id, false));
+    let mut body = format!(
+        "<h1>Explore · {}</h1><p class=meta>gold answers shown; nothing is recorded</p><p>path: ",
+        esc(&tree.id)
+    );
+    let path = path_to(tree, &node.id);
+    for (i, n) in path.iter().enumerate() {
+        if i > 0 {
+            let how = n.trigger.as_ref().map(trigger_text).unwrap_or_default();
+            let _ = write!(body, " → <span class=meta>({})</span> ", esc(&how));
+        }
+        let _ = write!(body, "<a href=\"{}\">{}</a>", link(&n.id), esc(&n.id));
+    }
+    body.push_str("</p>");
+    let _ = write!(
+        body,
+        "<p class=meta>depth {} of {} · {} · {} / {} · {}</p>",
+        node.depth,
+        tree.max_depth(),
+        node.format.as_str(),
+        esc(&node.category.level1),
+        esc(&node.category.level2),
+        node.question_type.as_str()
+    );
+    if let Some(premise) = &node.premise {
+        let _ = write!(body, "<p><i>Premise (phase 2):</i> {}</p>", esc(premise));
+    }
+    let _ = write!(body, "<h2>{}</h2>", esc(&node.question));
+    for o in &node.options {
+        let verdict = if o.correct {
+            "<b>gold</b>".to_string()
+        } else {
+            format!(
+                "<span class=wrong>wrong: {}</span>",
+                esc(o.reason.map_or("no reason recorded", reason_text))
+            )
+        };
+        let child = o.child.as_deref().map_or(String::new(), |c| {
+            format!(" · <a href=\"{}\">follow → {}</a>", link(c), esc(c))
+        });
+        let _ = write!(
+            body,
+            "<div class=\"opt{}\"><b>{}.</b> {} <span class=meta>[{verdict}]{child}</span></div>",
+            if o.correct { " gold" } else { "" },
+            esc(&o.label),
+            esc(&o.text)
+        );
+    }
+    if node.format == Format::Open {
+        let _ = write!(body, "<div class=\"opt gold\">reference (gold): {}</div>", esc(&gold_text(node)));
+        for (what, child) in [
+            ("after a correct answer", &node.open_branches.correct),
+            ("after an incorrect answer", &node.open_branches.incorrect),
+        ] {
+            if let Some(c) = child {
+                let _ = write!(body, "<p><a href=\"{}\">{what} → {}</a></p>", link(c), esc(c));
+            }
+        }
+    }
+    let _ = write!(
+        body,
+        "<h2>Graph elements</h2><p><code>{}</code></p><p class=meta>tree anchor ({:?}): <code>{}</code></p>",
+        esc(&node.derived_from.join(", ")),
+        tree.anchor.kind,
+        esc(&tree.anchor.elements.join(" → "))
+    );
+    let _ = write!(body, "<h2>Context</h2><pre>{}</pre>", esc(&node.context.excerpt));
+    body.push_str(&keyframe_imgs(&node.context.keyframes, &state.keyframes));
+    page(&format!("explore {}", tree.id), &body).into_response()
+}
+
+async fn keyframe(State(state): State<Arc<WebState>>, UrlPath(path): UrlPath<String>) -> Response {
+    let referenced = format!("keyframes/{path}");
+    match state.keyframes.resolve(&referenced) {
+        // Keyframes are small files; a blocking read is shorter than a hand-off to a thread.
+        Ok((file, content_type)) => match std::fs::read(&file) {
+            Ok(bytes) => ([(header::CONTENT_TYPE, content_type)], bytes).into_response(),
+            Err(_) => StatusCode::NOT_FOUND.into_response(),
+        },
+        Err(KeyframeRefusal::Outside) => StatusCode::FORBIDDEN.into_response(),
+        Err(_) => StatusCode::NOT_FOUND.into_response(),
+    }
+}

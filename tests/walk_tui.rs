@@ -1,0 +1,157 @@
+//! `moviegraph walk` in a real terminal: tmux runs it on a hand-made tree, the test
+//! types the answers (quitting after the first question and coming back, which resumes
+//! the run), and then checks the run and its scores in the store. Skipped with a
+//! printed reason when tmux is absent.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use moviegraph::store::Store;
+use moviegraph::trees::jsonl::read_trees;
+use moviegraph::walk::session::human_run_id;
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "walk"];
+        args.extend_from_slice(keys);
+        assert!(self.run(&args).status.success());
+    }
+
+    fn text(&self, text: &str) {
+        assert!(self.run(&["send-keys", "-t", "walk", "-l", text]).status.success());
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-J", "-t", "walk"]).stdout).into_owned()
+    }
+
+    /// Waits until the pane shows `text`, returning the screen.
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the pane never showed {text:?}; it shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Starts the walker in a fresh 120×40 session; the shell stays to show its exit.
+    fn start(&self, dir: &Path) {
+        let _ = self.run(&["kill-session", "-t", "walk"]);
+        let command = format!(
+            "cd '{}' && env -u MOVIEGRAPH_STORE '{}' walk trees/tiny.jsonl --annotator ana --store ws.db; echo EXITED $?; sleep 600",
+            dir.display(),
+            env!("CARGO_BIN_EXE_moviegraph")
+        );
+        let out = self.run(&["new-session", "-d", "-x", "120", "-y", "40", "-s", "walk", &command]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+#[test]
+fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("skipping: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("trees")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/walk/tiny.jsonl"),
+        dir.path().join("trees/tiny.jsonl"),
+    )
+    .unwrap();
+    let tmux = Tmux {
+        socket: format!("moviegraph-walk-test-{}", std::process::id()),
+    };
+
+    tmux.start(dir.path());
+    let screen = tmux.wait_for("node n1");
+    assert!(screen.contains("TEST mode") && screen.contains("What does Mara believe"));
+    assert!(!screen.contains("GOLD"), "test mode shows no gold");
+    tmux.keys(&["b"]);
+    tmux.wait_for("Your answer: B");
+    // Backspace clears an unconfirmed choice; A is the answer given.
+    tmux.keys(&["BSpace", "a"]);
+    tmux.wait_for("Your answer: A");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("node n2");
+    // Quit in the middle: the answer to n1 is stored, the walker says how to resume.
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("EXITED 0");
+    assert!(screen.contains("1 answers recorded in this session"), "{screen}");
+    assert!(screen.contains("run the same command to resume"), "{screen}");
+
+    // Back again: the run resumes at n2 (phase 1, after the correct A).
+    tmux.start(dir.path());
+    tmux.wait_for("node n2 · phase 1");
+    tmux.keys(&["a", "c"]);
+    tmux.wait_for("Your answer: A, C");
+    tmux.keys(&["C-p"]);
+    tmux.wait_for("path so far");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("node n3 · phase 2");
+    assert!(screen.contains("Thought experiment"), "{screen}");
+    tmux.text("she believes someone took the key");
+    tmux.wait_for("Your answer: she believes someone took the key_");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("complete: 1 trees, 3 answers stored (2 in this session)");
+    // Explore mode shows gold and the reasons.
+    tmux.keys(&["Tab"]);
+    let screen = tmux.wait_for("EXPLORE mode");
+    assert!(screen.contains("[GOLD]") && screen.contains("plausible motive"), "{screen}");
+    tmux.keys(&["b"]);
+    tmux.wait_for("node n3 · depth 2");
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("EXITED 0");
+    assert!(screen.contains("complete (moviegraph eval report human-ana-"), "{screen}");
+
+    let trees = read_trees(&dir.path().join("trees/tiny.jsonl")).unwrap();
+    let store = Store::open(&dir.path().join("ws.db")).unwrap();
+    let id = human_run_id("ana", &trees);
+    assert_eq!(store.eval_run(&id).unwrap().unwrap().subject, "human");
+    assert_eq!(store.eval_run_annotator(&id).unwrap().as_deref(), Some("ana"));
+    let answers = store.eval_answers(&id).unwrap();
+    let got: Vec<(&str, u8, &str, bool)> = answers
+        .iter()
+        .map(|a| (a.node_id.as_str(), a.phase, a.raw.as_str(), a.correct))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("n1", 1, "[[A]]", true),
+            ("n2", 1, "[[A, C]]", false),
+            ("n3", 2, "[[she believes someone took the key]]", true),
+        ]
+    );
+    // Jaccard {A, C} vs {A, B} = 1/3; ROUGE-L F1 with P = 1, R = 6/10 = 0.75.
+    assert_eq!(answers[0].score, 1.0);
+    assert!((answers[1].score - 1.0 / 3.0).abs() < 1e-9);
+    assert!((answers[2].score - 0.75).abs() < 1e-9);
+}

@@ -1,0 +1,289 @@
+//! `moviegraph walk --serve`: a person answers a hand-made tree in test mode with plain
+//! HTTP requests; the run lands in the store as a human run, scored by the eval code;
+//! two annotators get an agreement table; keyframe requests outside what the trees
+//! reference are refused; headless chromium renders a page (skipped without chromium).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use moviegraph::store::Store;
+use moviegraph::trees::jsonl::read_trees;
+use moviegraph::walk::session::human_run_id;
+
+/// A 1×1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+    0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+    0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8,
+    0xcf, 0xc0, 0xf0, 0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00,
+    0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// The workspace of the hand-made tree: trees/tiny.jsonl, keyframes/tiny/k1.png, and
+/// keyframes/tiny/k2.png, a symlink to a file outside the keyframes folder.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("trees")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/walk/tiny.jsonl"),
+        root.join("trees/tiny.jsonl"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("keyframes/tiny")).unwrap();
+    std::fs::write(root.join("keyframes/tiny/k1.png"), PNG).unwrap();
+    std::fs::write(root.join("keyframes/tiny/unreferenced.png"), PNG).unwrap();
+    std::fs::write(root.join("outside.png"), PNG).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.join("outside.png"), root.join("keyframes/tiny/k2.png"))
+        .unwrap();
+    dir
+}
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(root: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(["walk", "--serve", "--port", "0", "trees/tiny.jsonl", "--store", "ws.db"])
+        .current_dir(root)
+        .env_remove("MOVIEGRAPH_STORE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .and_then(|s| s.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    assert!(addr.starts_with("127.0.0.1:"), "bound to loopback: {addr}");
+    Server { child, addr }
+}
+
+/// One HTTP/1.1 request over a fresh connection: (status, location header, body).
+fn http(addr: &str, method: &str, path: &str, form: Option<&str>) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let body = form.unwrap_or("");
+    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if form.is_some() {
+        request.push_str(&format!(
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"));
+    let location = head
+        .lines()
+        .find_map(|l| l.strip_prefix("location: ").or_else(|| l.strip_prefix("Location: ")))
+        .unwrap_or("")
+        .to_string();
+    (status, location, body.to_string())
+}
+
+/// Answers the question the test page shows, checking it is `node`.
+fn answer(addr: &str, annotator: &str, node: &str, fields: &str) {
+    let (status, _, page) = http(addr, "GET", &format!("/test/{annotator}"), None);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains(&format!("name=node value=\"{node}\"")),
+        "expected question {node}:\n{page}"
+    );
+    assert!(!page.contains("GOLD") && !page.contains("gold"), "test mode shows no gold");
+    let form = format!("tree=tiny%2Ft1&node={}&{fields}", node);
+    let (status, location, _) = http(addr, "POST", &format!("/test/{annotator}/answer"), Some(&form));
+    assert_eq!(status, 303);
+    assert_eq!(location, format!("/test/{annotator}"));
+}
+
+#[test]
+fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
+    let ws = workspace();
+    let root = ws.path();
+    let server = serve(root);
+    let addr = server.addr.as_str();
+
+    // Index and explore pages: plain HTML, no external reference.
+    let (status, _, index) = http(addr, "GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(index.contains("tiny/t1"));
+    let (status, _, explore) = http(addr, "GET", "/explore/0/n1", None);
+    assert_eq!(status, 200);
+    assert!(explore.contains("gold") && explore.contains("plausible motive the film does not support"));
+    assert!(explore.contains("mental_state:mara-believes-key-lost"), "graph elements shown");
+    for page in [&index, &explore] {
+        assert!(!page.contains("http://") && !page.contains("https://") && !page.contains("<script"));
+    }
+
+    // Test mode: ana takes the path A → n2 (multi, answers A and C), then n3 in phase 2.
+    answer(addr, "ana", "n1", "choice=A");
+    // A stale form for n1 again is not taken as the answer to n2.
+    let (status, _, _) = http(addr, "POST", "/test/ana/answer", Some("tree=tiny%2Ft1&node=n1&choice=B"));
+    assert_eq!(status, 303);
+    answer(addr, "ana", "n2", "choice_A=on&choice_C=on");
+    let (_, _, page) = http(addr, "GET", "/test/ana", None);
+    assert!(page.contains("phase 2: thought experiment"), "{page}");
+    assert!(page.contains("Thought experiment. Assuming the previous answer was"), "{page}");
+    answer(addr, "ana", "n3", "text=she+believes+someone+took+the+key");
+    let (_, _, done) = http(addr, "GET", "/test/ana", None);
+    assert!(done.contains("Run complete: 1 trees, 3 answers"), "{done}");
+
+    // Ben walks the same tree differently: B (→ n3 open, wrong), then n2 in phase 2.
+    answer(addr, "ben", "n1", "choice=B");
+    answer(addr, "ben", "n3", "text=the+sea");
+    answer(addr, "ben", "n2", "choice_A=on&choice_B=on");
+
+    // Keyframes: the referenced image, nothing else.
+    let (status, _, body) = http(addr, "GET", "/keyframes/tiny/k1.png", None);
+    assert_eq!(status, 200);
+    assert!(body.as_bytes().starts_with(&PNG[..4]) || body.starts_with("\u{fffd}PNG"));
+    for (path, refused) in [
+        ("/keyframes/tiny/unreferenced.png", 404),
+        ("/keyframes/../../etc/passwd", 404),
+        ("/../../etc/passwd", 404),
+        ("/keyframes/..%2F..%2Fetc%2Fpasswd", 404),
+        ("/keyframes/%2e%2e/%2e%2e/etc/passwd", 404),
+        ("/keyframes/tiny/..%2F..%2Foutside.png", 404),
+        ("/keyframes/%2Fetc%2Fpasswd", 404),
+        ("/keyframes/tiny/", 404),
+        ("/keyframes/tiny", 404),
+    ] {
+        let (status, _, _) = http(addr, "GET", path, None);
+        assert_eq!(status, refused, "{path}");
+    }
+    #[cfg(unix)]
+    {
+        let (status, _, _) = http(addr, "GET", "/keyframes/tiny/k2.png", None);
+        assert_eq!(status, 403, "a symlink out of the keyframes folder is refused");
+    }
+
+    // Headless chromium renders the explore page.
+    match which("chromium") {
+        None => println!("skipping the chromium screenshot: no chromium on PATH"),
+        Some(chromium) => {
+            let profile = tempfile::tempdir().unwrap();
+            let shot = root.join("explore.png");
+            let ok = screenshot(&chromium, profile.path(), &shot, &format!("http://{addr}/explore/0/n1"));
+            assert!(ok, "chromium ran");
+            let bytes = std::fs::read(&shot).unwrap();
+            assert!(bytes.starts_with(&PNG[..8]) && bytes.len() > 1000, "a PNG screenshot");
+        }
+    }
+    drop(server);
+
+    // The stored runs: subject human, annotators named, scored by the eval code.
+    let trees = read_trees(&root.join("trees/tiny.jsonl")).unwrap();
+    let store = Store::open(&root.join("ws.db")).unwrap();
+    let ana = human_run_id("ana", &trees);
+    let run = store.eval_run(&ana).unwrap().expect("ana's run");
+    assert_eq!(run.subject, "human");
+    assert_eq!(store.eval_run_annotator(&ana).unwrap().as_deref(), Some("ana"));
+    let answers = store.eval_answers(&ana).unwrap();
+    let got: Vec<(&str, u8, &str, bool)> = answers
+        .iter()
+        .map(|a| (a.node_id.as_str(), a.phase, a.raw.as_str(), a.correct))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("n1", 1, "[[A]]", true),
+            ("n2", 1, "[[A, C]]", false),
+            ("n3", 2, "[[she believes someone took the key]]", true),
+        ]
+    );
+    // n2: Jaccard {A, C} vs {A, B} = 1/3. n3: ROUGE-L of 6 answer tokens, all in order
+    // in the 10-token reference: P = 1, R = 0.6, F1 = 0.75 (no judge: the score).
+    assert!((answers[1].score - 1.0 / 3.0).abs() < 1e-9);
+    assert!((answers[2].score - 0.75).abs() < 1e-9);
+
+    // The report labels both human runs and reports their agreement.
+    let ben = human_run_id("ben", &trees);
+    let out = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(["eval", "report", &ana, &ben, "--store", "ws.db", "--bootstrap", "0"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(report.contains("subject human (ana)") && report.contains("subject human (ben)"), "{report}");
+    // Shared: all three questions. Choices: n1 A/B (differ), n2 {A,C}/{A,B} (differ):
+    // same answer 0/2, and no category in common, so chance is 0 and κ = 0. Correctness: ana (1,0,1), ben (0,1,0): 0/3 agree, κ = -0.8
+    // (po = 0, pe = 2/3·1/3 + 1/3·2/3 = 4/9, κ = -4/9 / (5/9)).
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("ana / ben"))
+        .unwrap_or_else(|| panic!("no agreement row:\n{report}"));
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cells[3..], ["2", "0.000", "0.000", "3", "0.000", "-0.800"], "{line}");
+}
+
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|dir| Path::new(dir).join(name))
+        .find(|p| p.is_file())
+}
+
+/// Runs headless chromium to screenshot `url` into `out`, killed after 90 s.
+fn screenshot(chromium: &Path, profile: &Path, out: &Path, url: &str) -> bool {
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            &format!("--user-data-dir={}", profile.display()),
+            &format!("--screenshot={}", out.display()),
+            "--window-size=1200,900",
+            url,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return status.success() && out.is_file();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
