@@ -6,6 +6,7 @@ mod bench_embed;
 mod bench_graph;
 mod bench_llm;
 mod bench_local;
+mod bench_pipeline;
 mod bench_trees;
 mod embedding;
 mod eval;
@@ -14,6 +15,7 @@ mod llm;
 mod local;
 mod models;
 mod parse;
+mod pipeline;
 mod run;
 mod trees;
 
@@ -77,7 +79,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
     let result = match cli.command {
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(args, cli.quiet),
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
         Command::Graph(cmd) => graph::graph(cmd),

@@ -16,6 +16,7 @@ mod films;
 mod graph;
 mod llm;
 mod migrate;
+mod run;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -30,6 +31,7 @@ pub use films::FilmId;
 pub use graph::{BlockProgress, GraphBuildId};
 pub use llm::{CacheEntry, CachedResponse, CallRecord, RoleTotals, RunId};
 pub use migrate::{Migration, MIGRATIONS};
+pub use run::StageRecord;
 
 /// The default file name of a workspace's database, in the working directory.
 pub const DEFAULT_STORE_FILE: &str = "moviegraph.db";
