@@ -875,9 +875,10 @@ fn graph_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
     };
     film.bar.stage(Stage::Graph, backend, blocks.len(), 0.0);
     // A build is committed block by block; running it in slices is what lets the bar
-    // move (and a test stop it) without reaching into the graph stage.
+    // move (and a test stop it) without reaching into the graph stage. Each slice
+    // re-reads the build's candidates, so a tenth of the film at a time.
     let slice = if film.bar.progress.hook == Hook::Off {
-        (blocks.len() / 40).max(1)
+        (blocks.len() / 10).max(1)
     } else {
         1
     };
