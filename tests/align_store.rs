@@ -203,11 +203,15 @@ fn align_takes_a_manifest_confined_to_the_film_folder() {
 fn run_aligns_a_film_folder_with_subtitles_and_stores_it() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("ws.db");
+    // `run` writes graphs/, trees/ and reports/: keep them out of the project.
+    let out_dir = tmp.path().join("out");
     let o = moviegraph(&[
         "run",
         "screenplays/the-second-key",
         "--store",
         db.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
@@ -232,6 +236,8 @@ fn run_aligns_a_film_folder_with_subtitles_and_stores_it() {
         film_dir.to_str().unwrap(),
         "--store",
         db.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
@@ -250,6 +256,8 @@ fn run_aligns_a_film_folder_with_subtitles_and_stores_it() {
         film_dir.to_str().unwrap(),
         "--store",
         db.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!String::from_utf8_lossy(&o.stdout).contains("stage align"));

@@ -149,7 +149,15 @@ fn json_has_the_documented_shape() {
 fn run_summarises_the_sample_film() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("ws.db");
-    let o = moviegraph(&["run", SAMPLE, "--store", db.to_str().unwrap()]);
+    let out_dir = dir.path().join("out");
+    let o = moviegraph(&[
+        "run",
+        SAMPLE,
+        "--store",
+        db.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("film the-second-key"), "{out}");

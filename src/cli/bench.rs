@@ -40,6 +40,10 @@ pub enum BenchCommand {
     /// Question-tree generation (rules backend) over a synthetic 30-film
     /// corpus: time, throughput and peak memory, next to graph analysis alone.
     Trees(super::bench_trees::BenchTreesArgs),
+    /// The whole `moviegraph run` pipeline on the sample film and on a synthetic
+    /// 30-film corpus: wall time and peak memory per stage, and a rerun with
+    /// everything current.
+    Pipeline(super::bench_pipeline::BenchPipelineArgs),
 }
 
 /// Options of `bench eval`.
@@ -110,6 +114,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
         BenchCommand::Llm(args) => super::bench_llm::bench_llm(args),
         BenchCommand::Local(args) => super::bench_local::bench_local(args),
         BenchCommand::Trees(args) => super::bench_trees::bench_trees(args),
+        BenchCommand::Pipeline(args) => super::bench_pipeline::bench_pipeline(args),
     }
 }
 

@@ -57,7 +57,7 @@ fn title(s: &str) -> String {
 
 /// Film `i`: the seed story `copies` times, its five names replaced by names
 /// from a pool rotated per film, so no two films share a cast.
-fn synth_film(seed: &str, i: usize, copies: usize) -> String {
+pub(super) fn synth_film(seed: &str, i: usize, copies: usize) -> String {
     let body = seed.split_once("FADE IN:").map_or(seed, |(_, b)| b);
     let mut text = String::from("Title: Synthetic\n\n");
     for _ in 0..copies {

@@ -6,6 +6,7 @@ mod bench_embed;
 mod bench_graph;
 mod bench_llm;
 mod bench_local;
+mod bench_pipeline;
 mod bench_trees;
 mod doctor;
 mod embedding;
@@ -16,6 +17,7 @@ mod local;
 mod merge;
 mod models;
 mod parse;
+mod pipeline;
 mod run;
 mod trees;
 mod walk;
@@ -90,7 +92,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
     let result = match cli.command {
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(args, cli.quiet),
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
         Command::Graph(cmd) => graph::graph(cmd),

@@ -120,7 +120,7 @@ pub fn trees(cmd: TreesCommand) -> anyhow::Result<Outcome> {
     }
 }
 
-fn parse_mix(text: &str) -> anyhow::Result<Mix> {
+pub(super) fn parse_mix(text: &str) -> anyhow::Result<Mix> {
     let parts: Vec<f64> = text
         .split(',')
         .map(|p| p.trim().parse::<f64>())

@@ -39,6 +39,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration(4, "llm", include_str!("migrations/0004_llm.sql")),
     migration(5, "graph", include_str!("migrations/0005_graph.sql")),
     migration(7, "eval", include_str!("migrations/0007_eval.sql")),
+    migration(8, "run", include_str!("migrations/0008_run.sql")),
     migration(9, "walk", include_str!("migrations/0009_walk.sql")),
 ];
 

@@ -18,6 +18,7 @@ mod health;
 mod llm;
 mod merge;
 mod migrate;
+mod run;
 mod walk;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ pub use health::{inspect, StoreHealth};
 pub use llm::{CacheEntry, CachedResponse, CallRecord, RoleTotals, RunId};
 pub use merge::{Conflict, MergeCounts, MergeError, SourceMerge};
 pub use migrate::{Migration, MIGRATIONS};
+pub use run::StageRecord;
 
 /// The default file name of a workspace's database, in the working directory.
 pub const DEFAULT_STORE_FILE: &str = "moviegraph.db";

@@ -1,0 +1,466 @@
+//! `moviegraph run`: the README's command reproduces the committed sample files,
+//! reruns skip, resume or redo exactly the stages they should, and a run killed
+//! with SIGKILL anywhere finishes with the same files as an uninterrupted one.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const FILM: &str = "screenplays/the-second-key";
+const GRAPH: &str = "graphs/the-second-key.json";
+const TREES: &str = "trees/the-second-key.jsonl";
+const REPORTS: [&str; 3] = [
+    "reports/the-second-key/report.html",
+    "reports/the-second-key/report.json",
+    "reports/the-second-key/report.csv",
+];
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A workspace holding the sample film and its keyframes where the repository has them.
+fn workspace() -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    let root = common::root();
+    copy_dir(&root.join(FILM), &ws.path().join(FILM));
+    copy_dir(
+        &root.join("keyframes/the-second-key"),
+        &ws.path().join("keyframes/the-second-key"),
+    );
+    ws
+}
+
+fn command(cwd: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_moviegraph"));
+    c.args(args)
+        .current_dir(cwd)
+        .env_remove("MOVIEGRAPH_STORE")
+        .env_remove("MOVIEGRAPH_RUN_EVENTS")
+        .env_remove("RUST_LOG");
+    c
+}
+
+fn run(cwd: &Path, args: &[&str]) -> String {
+    let o: Output = command(cwd, args).output().unwrap();
+    assert!(
+        o.status.success(),
+        "moviegraph {args:?}: {}\n{}",
+        String::from_utf8_lossy(&o.stderr),
+        String::from_utf8_lossy(&o.stdout)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// The stage lines of a run's summary: (stage, action, why).
+fn actions(out: &str) -> Vec<(String, String, String)> {
+    out.lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let mut words = t.split_whitespace();
+            let stage = words.next()?;
+            if !["parse", "align", "graph", "trees", "eval", "report"].contains(&stage)
+                || !l.starts_with("  ")
+                || l.starts_with("   ")
+            {
+                return None;
+            }
+            let action = words.next()?.to_owned();
+            let why = t.split_once('(').map(|x| x.1).unwrap_or("").to_owned();
+            Some((stage.to_owned(), action, why))
+        })
+        .collect()
+}
+
+fn action_of<'a>(
+    acts: &'a [(String, String, String)],
+    stage: &str,
+) -> &'a (String, String, String) {
+    acts.iter()
+        .find(|a| a.0 == stage)
+        .unwrap_or_else(|| panic!("no line for stage {stage} in {acts:?}"))
+}
+
+fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_readme_command_writes_the_committed_graph_and_trees_byte_for_byte() {
+    let ws = workspace();
+    let out = run(ws.path(), &["run", FILM]);
+    let root = common::root();
+    for file in [GRAPH, TREES] {
+        assert!(
+            read(ws.path().join(file)) == read(root.join(file)),
+            "{file} differs from the committed file; if the change is intended, run \
+             `cargo run --release -- run {FILM}` at the project root and commit it"
+        );
+    }
+    for file in REPORTS {
+        assert!(ws.path().join(file).is_file(), "{file} missing");
+    }
+    assert!(ws.path().join("moviegraph.db").is_file());
+    let acts = actions(&out);
+    assert_eq!(acts.len(), 6, "{out}");
+    assert!(acts.iter().all(|a| a.1 == "ran"), "{out}");
+    // Every stage says what it ran on; nothing pretends to be a model.
+    assert!(out.contains("the offline baseline"), "{out}");
+    assert!(
+        out.contains("rules backend: a lexical baseline, offline"),
+        "{out}"
+    );
+    assert!(
+        out.contains("rules templates, a baseline, offline"),
+        "{out}"
+    );
+    assert!(
+        out.contains("offline baselines random, first-option, lexical (not reasoners)"),
+        "{out}"
+    );
+    assert!(out.contains("verification rate"), "{out}");
+    assert!(out.contains("next:"), "{out}");
+    // Graph and report are what the stage commands give on the same store.
+    let g = run(ws.path(), &["graph", "export", FILM, "--out", "exported"]);
+    assert!(g.contains("wrote"), "{g}");
+    assert!(read(ws.path().join("exported/the-second-key.json")) == read(ws.path().join(GRAPH)));
+}
+
+#[test]
+fn reruns_skip_current_stages_and_redo_changed_ones_and_those_after() {
+    let ws = workspace();
+    let cwd = ws.path();
+    let args = [
+        "run",
+        FILM,
+        "--out",
+        "o",
+        "--store",
+        "w.db",
+        "--bootstrap",
+        "50",
+    ];
+    run(cwd, &args);
+    let first: Vec<Vec<u8>> = [GRAPH, TREES, REPORTS[1]]
+        .iter()
+        .map(|f| read(cwd.join("o").join(f)))
+        .collect();
+
+    // Nothing changed: everything skipped, same bytes.
+    let out = run(cwd, &args);
+    let acts = actions(&out);
+    assert_eq!(acts.len(), 6, "{out}");
+    assert!(acts.iter().all(|a| a.1 == "skipped"), "{out}");
+    assert!(out.contains("verification rate"), "{out}");
+    let again: Vec<Vec<u8>> = [GRAPH, TREES, REPORTS[1]]
+        .iter()
+        .map(|f| read(cwd.join("o").join(f)))
+        .collect();
+    assert!(first == again);
+
+    // Another version of the script: parse re-scores it; align reads only the
+    // preferred version, so nothing after parse runs.
+    let txt = cwd.join(FILM).join("script.txt");
+    let mut text = std::fs::read_to_string(&txt).unwrap();
+    text.push_str("\n\n");
+    std::fs::write(&txt, &text).unwrap();
+    let acts = actions(&run(cwd, &args));
+    assert_eq!(action_of(&acts, "parse").1, "ran");
+    assert!(
+        action_of(&acts, "parse").2.contains("script.txt changed"),
+        "{acts:?}"
+    );
+    for s in ["align", "graph", "trees", "eval", "report"] {
+        assert_eq!(action_of(&acts, s).1, "skipped", "{s}: {acts:?}");
+    }
+
+    // A setting of the eval stage: eval and report run, the rest is current.
+    let seeded = [
+        "run",
+        FILM,
+        "--out",
+        "o",
+        "--store",
+        "w.db",
+        "--bootstrap",
+        "50",
+        "--seed",
+        "3",
+    ];
+    let acts = actions(&run(cwd, &seeded));
+    for s in ["parse", "align", "graph", "trees"] {
+        assert_eq!(action_of(&acts, s).1, "skipped", "{s}: {acts:?}");
+    }
+    assert_eq!(action_of(&acts, "eval").1, "ran");
+    assert!(
+        action_of(&acts, "eval").2.contains("seed changed (0 → 3)"),
+        "{acts:?}"
+    );
+    assert_eq!(action_of(&acts, "report").1, "ran");
+    assert!(
+        action_of(&acts, "report").2.contains("stage eval changed"),
+        "{acts:?}"
+    );
+    // Back to the first settings: the earlier runs are in the store and the report
+    // comes out as it did.
+    run(cwd, &args);
+    assert!(read(cwd.join("o").join(REPORTS[1])) == first[2]);
+
+    // An output removed or edited by hand: that stage alone writes it again.
+    std::fs::remove_file(cwd.join("o").join(REPORTS[0])).unwrap();
+    let acts = actions(&run(cwd, &args));
+    assert_eq!(action_of(&acts, "report").1, "ran");
+    assert!(
+        action_of(&acts, "report").2.contains("is missing"),
+        "{acts:?}"
+    );
+    for s in ["parse", "align", "graph", "trees", "eval"] {
+        assert_eq!(action_of(&acts, s).1, "skipped", "{s}: {acts:?}");
+    }
+    std::fs::write(cwd.join("o").join(GRAPH), b"{}").unwrap();
+    let acts = actions(&run(cwd, &args));
+    assert!(
+        action_of(&acts, "graph")
+            .2
+            .contains("was changed since it was written"),
+        "{acts:?}"
+    );
+    assert_eq!(action_of(&acts, "trees").1, "skipped", "{acts:?}");
+    assert!(read(cwd.join("o").join(GRAPH)) == first[0]);
+
+    // New subtitles: align and every stage after it run again; parse is current.
+    let srt = cwd.join(FILM).join("subtitles.srt");
+    let subs = std::fs::read_to_string(&srt).unwrap();
+    std::fs::write(&srt, subs.replacen("-->", "-->", 1) + "\n").unwrap();
+    let out = run(cwd, &args);
+    let acts = actions(&out);
+    assert_eq!(action_of(&acts, "parse").1, "skipped", "{out}");
+    assert_eq!(action_of(&acts, "align").1, "ran", "{out}");
+    assert!(
+        action_of(&acts, "align")
+            .2
+            .contains("subtitles.srt changed"),
+        "{out}"
+    );
+    for (s, up) in [
+        ("graph", "align"),
+        ("trees", "graph"),
+        ("eval", "trees"),
+        ("report", "eval"),
+    ] {
+        assert_eq!(action_of(&acts, s).1, "ran", "{s}: {out}");
+        assert!(
+            action_of(&acts, s)
+                .2
+                .contains(&format!("stage {up} changed")),
+            "{s}: {out}"
+        );
+    }
+    // A trailing newline changes no cue: the same graph comes out of the rebuild.
+    assert!(read(cwd.join("o").join(GRAPH)) == first[0]);
+}
+
+#[test]
+fn several_films_run_at_once_and_each_gets_its_own_files() {
+    let ws = workspace();
+    let cwd = ws.path();
+    // A second film: the sample under another name (no keyframes beside it).
+    copy_dir(&cwd.join(FILM), &cwd.join("other/copy-film"));
+    let out = run(
+        cwd,
+        &[
+            "run",
+            FILM,
+            "other/copy-film",
+            "--jobs",
+            "2",
+            "--bootstrap",
+            "20",
+        ],
+    );
+    assert!(out.contains("done: 2 of 2 films"), "{out}");
+    for f in [
+        "graphs/copy-film.json",
+        "trees/copy-film.jsonl",
+        "reports/copy-film/report.html",
+    ] {
+        assert!(cwd.join(f).is_file(), "{f}\n{out}");
+    }
+    assert!(read(cwd.join(GRAPH)) == read(common::root().join(GRAPH)));
+    // Two folders with one name would write the same files.
+    copy_dir(&cwd.join(FILM), &cwd.join("b/the-second-key"));
+    let o = command(cwd, &["run", FILM, "b/the-second-key"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("same film name"));
+}
+
+#[test]
+fn a_model_subject_is_refused_with_where_to_run_it() {
+    let ws = workspace();
+    let o = command(ws.path(), &["run", FILM, "--subject", "gpt-4o"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("gpt-4o") && err.contains("eval run"), "{err}");
+}
+
+/// SplitMix64, so the kill points are reproducible from the seed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const ARGS: [&str; 8] = [
+    "run",
+    FILM,
+    "--out",
+    "o",
+    "--store",
+    "w.db",
+    "--bootstrap",
+    "50",
+];
+
+/// The steps a whole run reports, as (stage, n), in order.
+fn steps(cwd: &Path) -> Vec<(String, u64)> {
+    let o = command(cwd, &ARGS)
+        .env("MOVIEGRAPH_RUN_EVENTS", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.strip_prefix("moviegraph-event ")?.split(' ');
+            let _film = w.next()?;
+            Some((w.next()?.to_owned(), w.next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Runs step by step and sends SIGKILL `delay_us` after letting the run go on from
+/// its `j`-th step in `stage`; says whether the kill happened before the run ended.
+fn kill_at(cwd: &Path, stage: &str, j: usize, delay_us: u64) -> bool {
+    let mut child = command(cwd, &ARGS)
+        .env("MOVIEGRAPH_RUN_EVENTS", "step")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = 0;
+    let mut killed = false;
+    for line in stderr.lines() {
+        let Ok(line) = line else { break };
+        let Some(rest) = line.strip_prefix("moviegraph-event ") else {
+            continue;
+        };
+        let _ = stdin.write_all(b"\n");
+        let _ = stdin.flush();
+        if rest.split(' ').nth(1) == Some(stage) {
+            seen += 1;
+            if seen == j {
+                std::thread::sleep(std::time::Duration::from_micros(delay_us));
+                child.kill().unwrap(); // SIGKILL on Unix
+                killed = true;
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    killed && !status.success()
+}
+
+fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    [GRAPH, TREES, REPORTS[0], REPORTS[1], REPORTS[2]]
+        .iter()
+        .map(|f| (f.to_string(), read(dir.join("o").join(f))))
+        .collect()
+}
+
+/// No temporary file or anything else but the outputs is left in the output folders.
+fn only_outputs(dir: &Path) {
+    for sub in ["o/graphs", "o/trees", "o/reports/the-second-key"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in entries {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(
+                !name.starts_with('.') && !name.ends_with(".tmp"),
+                "{sub}/{name} left behind"
+            );
+        }
+    }
+}
+
+#[test]
+fn sigkill_anywhere_then_rerun_gives_the_files_of_an_uninterrupted_run() {
+    let reference = workspace();
+    let all = steps(reference.path());
+    let expected = outputs(reference.path());
+    let stages = ["parse", "align", "graph", "trees", "eval", "report"];
+    for s in stages {
+        assert!(
+            all.iter().any(|(st, _)| st == s),
+            "no step in stage {s}: {all:?}"
+        );
+    }
+    for seed in 1..=3u64 {
+        let mut rng = Rng(seed);
+        let ws = workspace();
+        // One kill inside every stage, in pipeline order, each on a fresh start that
+        // resumes what the previous kill left.
+        for s in stages {
+            let steps_in_stage = all.iter().filter(|(st, _)| st == s).count();
+            let j = 1 + rng.below(steps_in_stage);
+            let delay = rng.below(3000) as u64;
+            assert!(
+                kill_at(ws.path(), s, j, delay),
+                "seed {seed}: the run ended before step {j} of stage {s}"
+            );
+            only_outputs(ws.path());
+        }
+        let out = run(ws.path(), &ARGS);
+        assert!(out.contains("done: 1 of 1 films"), "{out}");
+        only_outputs(ws.path());
+        for ((name, want), (_, got)) in expected.iter().zip(outputs(ws.path())) {
+            assert!(
+                *want == got,
+                "seed {seed}: {name} differs from the uninterrupted run's"
+            );
+        }
+        // And once more: all current.
+        let acts = actions(&run(ws.path(), &ARGS));
+        assert!(
+            acts.iter().all(|a| a.1 == "skipped"),
+            "seed {seed}: {acts:?}"
+        );
+    }
+}
