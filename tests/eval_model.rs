@@ -161,11 +161,21 @@ fn tree_wrong() -> Tree {
             "s4",
         ),
     ];
-    let yes_no = |reason| vec![opt("A", "Yes", true, None), opt("B", "No", false, Some(reason))];
+    let yes_no = |reason| {
+        vec![
+            opt("A", "Yes", true, None),
+            opt("B", "No", false, Some(reason)),
+        ]
+    };
     let trig = |label: &str| Trigger::Option {
         label: label.into(),
     };
-    let mut s2 = node("s2", 2, Some(("s1", trig("A"), "He is ashamed")), Format::Single);
+    let mut s2 = node(
+        "s2",
+        2,
+        Some(("s1", trig("A"), "He is ashamed")),
+        Format::Single,
+    );
     s2.options = yes_no(NotTheCause);
     let mut s3 = node(
         "s3",
@@ -240,9 +250,11 @@ fn scripted_server(log: Arc<Mutex<Vec<Value>>>) -> LoopbackServer {
             });
         }
         let last = content_text(&turns.last().unwrap()["content"]);
+        // The node's own question comes last: a counterfactual turn names its
+        // parent's question first, in the premise.
         let id = last
-            .split("Question ")
-            .nth(1)
+            .rsplit("Question ")
+            .next()
             .and_then(|rest| rest.split('?').next())
             .unwrap_or("");
         Reply::chat(replies.get(id).copied().unwrap_or("no such question"))
@@ -310,10 +322,15 @@ fn a_model_subject_and_judge_give_the_hand_computed_metrics() {
         }
     }
     let mut config = config_with("subj", &[&server.url()], 4, Duration::from_secs(30));
-    config
-        .models
-        .insert("judge".into(), ModelConfig::openai("judge", &[&server.url()]));
-    let llm = client(config, Store::open_in_memory().unwrap(), LlmOptions::default());
+    config.models.insert(
+        "judge".into(),
+        ModelConfig::openai("judge", &[&server.url()]),
+    );
+    let llm = client(
+        config,
+        Store::open_in_memory().unwrap(),
+        LlmOptions::default(),
+    );
     let subject = ModelSubject::new(llm.model("subj", "subject").unwrap(), workspace.path());
     let judge = ModelJudge::new(llm.model("judge", "judge").unwrap());
     let store = Store::open_in_memory().unwrap();
@@ -396,7 +413,15 @@ fn a_model_subject_and_judge_give_the_hand_computed_metrics() {
     let total = 1.0 + 0.925 + 1.0 + 0.0 + r5_score + 1.0 / 3.0 + 0.0 + 1.0 + 1.0 + 0.0;
     assert_fig(&m, "all", "all", 10, 0.5, total / 10.0);
     // Phase 1: r1 r2 r4 s1 s3 s5, 4 correct; phase 2: r3 r5 s2 s4, 1 correct.
-    assert_fig(&m, "phase", "1", 6, 4.0 / 6.0, (3.925 + 1.0 / 3.0 + 1.0) / 6.0);
+    assert_fig(
+        &m,
+        "phase",
+        "1",
+        6,
+        4.0 / 6.0,
+        // r1 1 + r2 0.925 + r4 1 = 2.925; s1 1/3, s3 0, s5 1.
+        (2.925 + 1.0 / 3.0 + 1.0) / 6.0,
+    );
     assert_fig(&m, "phase", "2", 4, 0.25, (r5_score + 1.0) / 4.0);
     // Accuracy by format: single r1 ✓ r3 ✗ s3 ✗ s2 ✓ s4 ✗ = 2/5; multi r4 ✓ s1 ✗
     // = 1/2, score (1 + 1/3)/2 = 2/3; open r2 ✓ r5 ✗ s5 ✓ = 2/3.
@@ -435,7 +460,10 @@ fn a_model_subject_and_judge_give_the_hand_computed_metrics() {
         );
     }
     let reask = judged.iter().find(|j| messages(j).len() == 4).unwrap();
-    assert_eq!(content_text(&messages(reask)[2]["content"]), "A fine answer.");
+    assert_eq!(
+        content_text(&messages(reask)[2]["content"]),
+        "A fine answer."
+    );
 
     // One continuous conversation per tree: the last request of each tree holds every
     // earlier question and verbatim answer, phase 2's premises in order.
@@ -480,7 +508,10 @@ fn a_model_subject_and_judge_give_the_hand_computed_metrics() {
         .map(|(_, t)| t.as_str())
         .collect();
     for (text, id) in asks.iter().zip(["r1", "r2", "r4", "r3", "r5"]) {
-        assert!(text.contains(&format!("Question: Question {id}?")), "{text}");
+        assert!(
+            text.contains(&format!("Question: Question {id}?")),
+            "{text}"
+        );
     }
     assert!(!asks[..3].iter().any(|t| t.contains("Thought experiment")));
     assert!(asks[3].starts_with(
@@ -516,7 +547,8 @@ fn a_model_subject_and_judge_give_the_hand_computed_metrics() {
         "Thought experiment. Assuming the previous answer was \"He plans to sell the house\" (to the question \"Question s1?\")"
     ));
     // The answer format is stated: single, open and multi instructions.
-    assert!(asks[0].ends_with("Answer with exactly one letter in double square brackets, for example [[B]]."));
+    assert!(asks[0]
+        .ends_with("Answer with exactly one letter in double square brackets, for example [[B]]."));
     assert!(asks[1].contains("one short sentence in double square brackets"));
     assert!(asks[2].contains("separated by commas, for example [[A, C]]"));
 
@@ -537,12 +569,17 @@ fn a_model_subject_and_judge_give_the_hand_computed_metrics() {
     let first = asked.iter().find(|b| messages(b).len() == 2).unwrap();
     let first = images(first);
     assert_eq!(first[1].len(), 2);
-    let want = format!("data:image/jpeg;base64,{}", base64(&keyframe_bytes("kf/r1_a.jpg")));
+    let want = format!(
+        "data:image/jpeg;base64,{}",
+        base64(&keyframe_bytes("kf/r1_a.jpg"))
+    );
     assert_eq!(first[1][0], want);
     assert!(first[1][1].starts_with("data:image/png;base64,"));
     let r2 = asked
         .iter()
-        .find(|b| messages(b).len() == 4 && content_text(&messages(b)[1]["content"]).contains("r1?"))
+        .find(|b| {
+            messages(b).len() == 4 && content_text(&messages(b)[1]["content"]).contains("r1?")
+        })
         .unwrap();
     let r2 = images(r2);
     assert_eq!(r2[3].len(), 1, "r2_b.png is missing: one image");
@@ -571,7 +608,10 @@ fn a_model_subject_and_judge_give_the_hand_computed_metrics() {
         assert!(!body.to_string().contains("attached"));
     }
     // Its answers are the same replies, so its metrics are the same.
-    let text = compute(&load_run(&store, "text").unwrap(), BootstrapSettings::default());
+    let text = compute(
+        &load_run(&store, "text").unwrap(),
+        BootstrapSettings::default(),
+    );
     assert_fig(&text, "tree", "RDS", 2, 3.0, 1.5);
 }
 
@@ -608,7 +648,16 @@ fn hashing_server(log: Arc<Mutex<Vec<String>>>) -> LoopbackServer {
 /// server as model `loop`.
 fn workspace(server: &LoopbackServer) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    save_trees(&dir.path().join("t.jsonl"), &synthetic_trees(4)).unwrap();
+    // Synthetic trees repeat their wording from tree to tree, and identical
+    // conversations are answered from the model layer's cache; numbering the
+    // questions makes every request distinct, so requests and answers match 1:1.
+    let mut trees = synthetic_trees(4);
+    for (i, tree) in trees.iter_mut().enumerate() {
+        for node in &mut tree.nodes {
+            node.question = format!("{} (set {i})", node.question);
+        }
+    }
+    save_trees(&dir.path().join("t.jsonl"), &trees).unwrap();
     std::fs::write(
         dir.path().join("mg.toml"),
         format!(
@@ -623,14 +672,26 @@ fn workspace(server: &LoopbackServer) -> tempfile::TempDir {
 }
 
 const RUN: &[&str] = &[
-    "eval", "run", "--trees", "t.jsonl", "--subject", "loop", "--config", "mg.toml", "--run",
-    "m", "--store", "ws.db",
+    "eval",
+    "run",
+    "--trees",
+    "t.jsonl",
+    "--subject",
+    "loop",
+    "--config",
+    "mg.toml",
+    "--run",
+    "m",
+    "--store",
+    "ws.db",
 ];
 
 fn report_json(dir: &Path) -> String {
     let out = moviegraph(
         dir,
-        &["eval", "report", "m", "--format", "json", "--store", "ws.db"],
+        &[
+            "eval", "report", "m", "--format", "json", "--store", "ws.db",
+        ],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
@@ -649,11 +710,18 @@ fn a_killed_model_run_resumes_to_the_same_report_without_asking_twice() {
         "{}",
         text(&out.stdout)
     );
-    assert!(text(&out.stdout).contains("model calls: 60 (0 from the cache)"));
+    assert!(
+        text(&out.stdout).contains("model calls: 60 (0 from the cache)"),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(text(&out.stderr).contains("subject: model loop"));
     assert!(text(&out.stderr).contains("judge: none (ROUGE-L fallback"));
     let whole_report = report_json(whole.path());
-    assert!(whole_report.contains("\"subject\": \"loop\""), "{whole_report}");
+    assert!(
+        whole_report.contains("\"subject\": \"loop\""),
+        "{whole_report}"
+    );
 
     // The killed run: the server answers 20 requests, then holds the 21st unanswered;
     // the process is killed (SIGKILL) while it waits.
@@ -672,7 +740,10 @@ fn a_killed_model_run_resumes_to_the_same_report_without_asking_twice() {
     let start = Instant::now();
     while server.counters().requests() < 21 {
         assert!(child.try_wait().unwrap().is_none(), "the run ended early");
-        assert!(start.elapsed() < Duration::from_secs(120), "no 21st request");
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no 21st request"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap();
@@ -733,6 +804,10 @@ fn subjects_and_judges_that_are_not_configured_are_refused() {
     assert!(text(&rules.stderr).contains("rules backend"));
     let judge = run(&["--subject", "random", "--judge", "gpt-9"]);
     assert_eq!(judge.status.code(), Some(2));
-    assert!(text(&judge.stderr).contains("gpt-9"), "{}", text(&judge.stderr));
+    assert!(
+        text(&judge.stderr).contains("gpt-9"),
+        "{}",
+        text(&judge.stderr)
+    );
     assert_eq!(server.counters().requests(), 0);
 }

@@ -259,7 +259,17 @@ fn reruns_skip_current_stages_and_redo_changed_ones_and_those_after() {
         ("eval", "trees"),
         ("report", "eval"),
     ] {
-        assert_eq!(action_of(&acts, s).1, "ran", "{s}: {out}");
+        // The rebuilt trees are the same trees, so eval finds every answer of
+        // the earlier run stored and says it resumed; the other stages run.
+        let expected: &[&str] = if s == "eval" {
+            &["ran", "resumed"]
+        } else {
+            &["ran"]
+        };
+        assert!(
+            expected.contains(&action_of(&acts, s).1.as_str()),
+            "{s}: {out}"
+        );
         assert!(
             action_of(&acts, s)
                 .2

@@ -32,11 +32,15 @@ impl Tmux {
     }
 
     fn text(&self, text: &str) {
-        assert!(self.run(&["send-keys", "-t", "walk", "-l", text]).status.success());
+        assert!(self
+            .run(&["send-keys", "-t", "walk", "-l", text])
+            .status
+            .success());
     }
 
     fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-J", "-t", "walk"]).stdout).into_owned()
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-J", "-t", "walk"]).stdout)
+            .into_owned()
     }
 
     /// Waits until the pane shows `text`, returning the screen.
@@ -63,8 +67,22 @@ impl Tmux {
             dir.display(),
             env!("CARGO_BIN_EXE_moviegraph")
         );
-        let out = self.run(&["new-session", "-d", "-x", "120", "-y", "40", "-s", "walk", &command]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = self.run(&[
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-s",
+            "walk",
+            &command,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -105,8 +123,14 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
     // Quit in the middle: the answer to n1 is stored, the walker says how to resume.
     tmux.keys(&["Escape"]);
     let screen = tmux.wait_for("EXITED 0");
-    assert!(screen.contains("1 answers recorded in this session"), "{screen}");
-    assert!(screen.contains("run the same command to resume"), "{screen}");
+    assert!(
+        screen.contains("1 answers recorded in this session"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("run the same command to resume"),
+        "{screen}"
+    );
 
     // Back again: the run resumes at n2 (phase 1, after the correct A).
     tmux.start(dir.path());
@@ -125,18 +149,27 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
     // Explore mode shows gold and the reasons.
     tmux.keys(&["Tab"]);
     let screen = tmux.wait_for("EXPLORE mode");
-    assert!(screen.contains("[GOLD]") && screen.contains("plausible motive"), "{screen}");
+    assert!(
+        screen.contains("[GOLD]") && screen.contains("plausible motive"),
+        "{screen}"
+    );
     tmux.keys(&["b"]);
     tmux.wait_for("node n3 · depth 2");
     tmux.keys(&["Escape"]);
     let screen = tmux.wait_for("EXITED 0");
-    assert!(screen.contains("complete (moviegraph eval report human-ana-"), "{screen}");
+    assert!(
+        screen.contains("complete (moviegraph eval report human-ana-"),
+        "{screen}"
+    );
 
     let trees = read_trees(&dir.path().join("trees/tiny.jsonl")).unwrap();
     let store = Store::open(&dir.path().join("ws.db")).unwrap();
     let id = human_run_id("ana", &trees);
     assert_eq!(store.eval_run(&id).unwrap().unwrap().subject, "human");
-    assert_eq!(store.eval_run_annotator(&id).unwrap().as_deref(), Some("ana"));
+    assert_eq!(
+        store.eval_run_annotator(&id).unwrap().as_deref(),
+        Some("ana")
+    );
     let answers = store.eval_answers(&id).unwrap();
     let got: Vec<(&str, u8, &str, bool)> = answers
         .iter()

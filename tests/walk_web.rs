@@ -15,11 +15,11 @@ use moviegraph::walk::session::human_run_id;
 
 /// A 1×1 PNG.
 const PNG: &[u8] = &[
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
-    0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
-    0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8,
-    0xcf, 0xc0, 0xf0, 0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00,
-    0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+    0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
 ];
 
 /// The workspace of the hand-made tree: trees/tiny.jsonl, keyframes/tiny/k1.png, and
@@ -57,7 +57,15 @@ impl Drop for Server {
 
 fn serve(root: &Path) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
-        .args(["walk", "--serve", "--port", "0", "trees/tiny.jsonl", "--store", "ws.db"])
+        .args([
+            "walk",
+            "--serve",
+            "--port",
+            "0",
+            "trees/tiny.jsonl",
+            "--store",
+            "ws.db",
+        ])
         .current_dir(root)
         .env_remove("MOVIEGRAPH_STORE")
         .stdout(Stdio::piped())
@@ -81,7 +89,9 @@ fn serve(root: &Path) -> Server {
 /// One HTTP/1.1 request over a fresh connection: (status, location header, body).
 fn http(addr: &str, method: &str, path: &str, form: Option<&str>) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     let body = form.unwrap_or("");
     let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if form.is_some() {
@@ -104,7 +114,10 @@ fn http(addr: &str, method: &str, path: &str, form: Option<&str>) -> (u16, Strin
         .unwrap_or_else(|| panic!("no status in {head:?}"));
     let location = head
         .lines()
-        .find_map(|l| l.strip_prefix("location: ").or_else(|| l.strip_prefix("Location: ")))
+        .find_map(|l| {
+            l.strip_prefix("location: ")
+                .or_else(|| l.strip_prefix("Location: "))
+        })
         .unwrap_or("")
         .to_string();
     (status, location, body.to_string())
@@ -118,9 +131,20 @@ fn answer(addr: &str, annotator: &str, node: &str, fields: &str) {
         page.contains(&format!("name=node value=\"{node}\"")),
         "expected question {node}:\n{page}"
     );
-    assert!(!page.contains("GOLD") && !page.contains("gold"), "test mode shows no gold");
+    // The shared inline stylesheet names a `.gold` class; what the page shows
+    // comes after it.
+    let shown = page.split("</style>").last().unwrap_or(&page);
+    assert!(
+        !shown.contains("GOLD") && !shown.contains("gold"),
+        "test mode shows no gold:\n{shown}"
+    );
     let form = format!("tree=tiny%2Ft1&node={}&{fields}", node);
-    let (status, location, _) = http(addr, "POST", &format!("/test/{annotator}/answer"), Some(&form));
+    let (status, location, _) = http(
+        addr,
+        "POST",
+        &format!("/test/{annotator}/answer"),
+        Some(&form),
+    );
     assert_eq!(status, 303);
     assert_eq!(location, format!("/test/{annotator}"));
 }
@@ -138,21 +162,36 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
     assert!(index.contains("tiny/t1"));
     let (status, _, explore) = http(addr, "GET", "/explore/0/n1", None);
     assert_eq!(status, 200);
-    assert!(explore.contains("gold") && explore.contains("plausible motive the film does not support"));
-    assert!(explore.contains("mental_state:mara-believes-key-lost"), "graph elements shown");
+    assert!(
+        explore.contains("gold") && explore.contains("plausible motive the film does not support")
+    );
+    assert!(
+        explore.contains("mental_state:mara-believes-key-lost"),
+        "graph elements shown"
+    );
     for page in [&index, &explore] {
-        assert!(!page.contains("http://") && !page.contains("https://") && !page.contains("<script"));
+        assert!(
+            !page.contains("http://") && !page.contains("https://") && !page.contains("<script")
+        );
     }
 
     // Test mode: ana takes the path A → n2 (multi, answers A and C), then n3 in phase 2.
     answer(addr, "ana", "n1", "choice=A");
     // A stale form for n1 again is not taken as the answer to n2.
-    let (status, _, _) = http(addr, "POST", "/test/ana/answer", Some("tree=tiny%2Ft1&node=n1&choice=B"));
+    let (status, _, _) = http(
+        addr,
+        "POST",
+        "/test/ana/answer",
+        Some("tree=tiny%2Ft1&node=n1&choice=B"),
+    );
     assert_eq!(status, 303);
     answer(addr, "ana", "n2", "choice_A=on&choice_C=on");
     let (_, _, page) = http(addr, "GET", "/test/ana", None);
     assert!(page.contains("phase 2: thought experiment"), "{page}");
-    assert!(page.contains("Thought experiment. Assuming the previous answer was"), "{page}");
+    assert!(
+        page.contains("Thought experiment. Assuming the previous answer was"),
+        "{page}"
+    );
     answer(addr, "ana", "n3", "text=she+believes+someone+took+the+key");
     let (_, _, done) = http(addr, "GET", "/test/ana", None);
     assert!(done.contains("Run complete: 1 trees, 3 answers"), "{done}");
@@ -183,7 +222,10 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
     #[cfg(unix)]
     {
         let (status, _, _) = http(addr, "GET", "/keyframes/tiny/k2.png", None);
-        assert_eq!(status, 403, "a symlink out of the keyframes folder is refused");
+        assert_eq!(
+            status, 403,
+            "a symlink out of the keyframes folder is refused"
+        );
     }
 
     // Headless chromium renders the explore page.
@@ -192,10 +234,18 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
         Some(chromium) => {
             let profile = tempfile::tempdir().unwrap();
             let shot = root.join("explore.png");
-            let ok = screenshot(&chromium, profile.path(), &shot, &format!("http://{addr}/explore/0/n1"));
+            let ok = screenshot(
+                &chromium,
+                profile.path(),
+                &shot,
+                &format!("http://{addr}/explore/0/n1"),
+            );
             assert!(ok, "chromium ran");
             let bytes = std::fs::read(&shot).unwrap();
-            assert!(bytes.starts_with(&PNG[..8]) && bytes.len() > 1000, "a PNG screenshot");
+            assert!(
+                bytes.starts_with(&PNG[..8]) && bytes.len() > 1000,
+                "a PNG screenshot"
+            );
         }
     }
     drop(server);
@@ -206,7 +256,10 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
     let ana = human_run_id("ana", &trees);
     let run = store.eval_run(&ana).unwrap().expect("ana's run");
     assert_eq!(run.subject, "human");
-    assert_eq!(store.eval_run_annotator(&ana).unwrap().as_deref(), Some("ana"));
+    assert_eq!(
+        store.eval_run_annotator(&ana).unwrap().as_deref(),
+        Some("ana")
+    );
     let answers = store.eval_answers(&ana).unwrap();
     let got: Vec<(&str, u8, &str, bool)> = answers
         .iter()
@@ -228,13 +281,29 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
     // The report labels both human runs and reports their agreement.
     let ben = human_run_id("ben", &trees);
     let out = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
-        .args(["eval", "report", &ana, &ben, "--store", "ws.db", "--bootstrap", "0"])
+        .args([
+            "eval",
+            "report",
+            &ana,
+            &ben,
+            "--store",
+            "ws.db",
+            "--bootstrap",
+            "0",
+        ])
         .current_dir(root)
         .output()
         .unwrap();
     let report = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(report.contains("subject human (ana)") && report.contains("subject human (ben)"), "{report}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        report.contains("subject human (ana)") && report.contains("subject human (ben)"),
+        "{report}"
+    );
     // Shared: all three questions. Choices: n1 A/B (differ), n2 {A,C}/{A,B} (differ):
     // same answer 0/2, and no category in common, so chance is 0 and κ = 0. Correctness: ana (1,0,1), ben (0,1,0): 0/3 agree, κ = -0.8
     // (po = 0, pe = 2/3·1/3 + 1/3·2/3 = 4/9, κ = -4/9 / (5/9)).
@@ -243,7 +312,11 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
         .find(|l| l.starts_with("ana / ben"))
         .unwrap_or_else(|| panic!("no agreement row:\n{report}"));
     let cells: Vec<&str> = line.split_whitespace().collect();
-    assert_eq!(cells[3..], ["2", "0.000", "0.000", "3", "0.000", "-0.800"], "{line}");
+    assert_eq!(
+        cells[3..],
+        ["2", "0.000", "0.000", "3", "0.000", "-0.800"],
+        "{line}"
+    );
 }
 
 fn which(name: &str) -> Option<std::path::PathBuf> {

@@ -260,13 +260,17 @@ fn scripted_responder() -> Responder {
     Arc::new(|req: &Request| {
         let text = user_text(&req.body);
         let verdicts = |reject: &dyn Fn(&str) -> bool| {
-            let v: Vec<Value> = text
+            let v: serde_json::Map<String, Value> = text
                 .lines()
                 .filter_map(|l| {
                     let (h, rest) = l.split_once(' ')?;
                     let d = h.strip_prefix('C')?;
-                    (!d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-                        .then(|| json!({"candidate": h, "accept": !reject(rest), "rationale": "scripted"}))
+                    (!d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())).then(|| {
+                        (
+                            h.to_owned(),
+                            json!({"accept": !reject(rest), "rationale": "scripted"}),
+                        )
+                    })
                 })
                 .collect();
             Reply::chat(&json!({ "verdicts": v }).to_string())

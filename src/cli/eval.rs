@@ -7,15 +7,15 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use moviegraph::eval::metrics::rotation_figures;
 use moviegraph::eval::metrics::{compute, BootstrapSettings};
+use moviegraph::eval::model::{ModelJudge, ModelSubject};
 use moviegraph::eval::protocol::{
     load_run, rotation_displays, run_stored_with, Display, LoadedRun, RunEvent, RunOptions,
     RunProgress,
 };
 use moviegraph::eval::score::NO_JUDGE_LABEL;
-use moviegraph::eval::model::{ModelJudge, ModelSubject};
 use moviegraph::eval::subject::{baseline, fnv1a, Judge, Subject, BASELINES};
-use moviegraph::llm::{BackendKind, Config, Llm, Role};
 use moviegraph::eval::{agreement, html, report};
+use moviegraph::llm::{BackendKind, Config, Llm, Role};
 use moviegraph::store::{self, EvalRun, Store};
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::schema::Tree;
@@ -156,7 +156,11 @@ fn cast(flags: &ModelFlags, config: &Config) -> anyhow::Result<Cast> {
     let baselines = BASELINES.join(", ");
     let subject = match flags.subject() {
         Some(name) => name.to_string(),
-        None => config.role(Role::Subject).first().cloned().unwrap_or_default(),
+        None => config
+            .role(Role::Subject)
+            .first()
+            .cloned()
+            .unwrap_or_default(),
     };
     let subject_is_model = !BASELINES.contains(&subject.as_str());
     if subject_is_model {

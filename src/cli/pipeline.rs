@@ -494,16 +494,7 @@ fn rules_roles<'r>(
 
 /// The build key `graph::build` will use for these roles and options.
 fn settings_key(roles: &Roles<'_>, opts: &BuildOptions) -> String {
-    Settings {
-        generator: roles.generator.name(),
-        auditors: roles.auditors.iter().map(|a| a.name()).collect(),
-        adjudicator: roles.adjudicator.map(|a| a.name()),
-        rule: opts.rule,
-        review: opts.review,
-        resolve: opts.resolve,
-        max_keyframes: opts.max_keyframes,
-    }
-    .key()
+    Settings::of(roles, opts).key()
 }
 
 fn graph_figures(st: &Stats, g: &Graph) -> (usize, usize, usize, usize) {
@@ -1044,9 +1035,12 @@ fn eval_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         format!("offline baselines {subjects} (not reasoners); open answers: {NO_JUDGE_LABEL}");
     if matches!(plan, Plan::Skip) {
         let rec = film.store.run_stage(film.id, Stage::Eval.name())?;
-        let runs: Vec<(String, String)> = rec
+        let mut runs: Vec<(String, String)> = rec
             .map(|r| r.outputs.into_iter().collect())
             .unwrap_or_default();
+        // The record keeps runs by name; the report lists them in the order the
+        // subjects were given, as a run that just ran them does.
+        runs.sort_by_key(|(name, _)| film.p.subjects.iter().position(|s| s == name));
         let mut missing = None;
         for (_, id) in &runs {
             if film.store.eval_run(id)?.is_none() {

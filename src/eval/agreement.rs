@@ -67,14 +67,23 @@ pub fn pair_agreement(a: &LoadedRun, name_a: &str, b: &LoadedRun, name_b: &str) 
     let nodes = |run: &LoadedRun| -> HashMap<(String, String), Node> {
         run.trees
             .iter()
-            .flat_map(|t| t.nodes.iter().map(|n| ((t.id.clone(), n.id.clone()), n.clone())))
+            .flat_map(|t| {
+                t.nodes
+                    .iter()
+                    .map(|n| ((t.id.clone(), n.id.clone()), n.clone()))
+            })
             .collect()
     };
     let (nodes_a, nodes_b) = (nodes(a), nodes(b));
     let answers_b: HashMap<(String, String), (&str, bool)> = b
         .answers
         .iter()
-        .map(|x| ((x.tree_id.clone(), x.node_id.clone()), (x.parsed.as_str(), x.correct)))
+        .map(|x| {
+            (
+                (x.tree_id.clone(), x.node_id.clone()),
+                (x.parsed.as_str(), x.correct),
+            )
+        })
         .collect();
     let (mut choice_a, mut choice_b, mut right_a, mut right_b) = (vec![], vec![], vec![], vec![]);
     for answer in &a.answers {
@@ -148,7 +157,8 @@ pub fn table(pairs: &[PairAgreement]) -> String {
     let widths: Vec<usize> = (0..7)
         .map(|c| grid.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
-    let mut out = String::from("annotator agreement (human runs, on the questions both answered)\n\n");
+    let mut out =
+        String::from("annotator agreement (human runs, on the questions both answered)\n\n");
     for row in &grid {
         let cells: Vec<String> = row
             .iter()
@@ -173,7 +183,10 @@ pub fn csv_rows(pairs: &[PairAgreement]) -> String {
             ("correctness", "kappa", p.items, p.correct_kappa),
         ] {
             if let Some(v) = value {
-                let _ = writeln!(out, "{run},agreement,{group},{metric},{n},{v:.6},{v:.6},{v:.6}");
+                let _ = writeln!(
+                    out,
+                    "{run},agreement,{group},{metric},{n},{v:.6},{v:.6},{v:.6}"
+                );
             }
         }
     }

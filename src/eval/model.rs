@@ -212,7 +212,9 @@ impl Judge for ModelJudge {
         request
             .messages
             .push(crate::llm::Message::assistant(first.text.clone()));
-        request.messages.push(crate::llm::Message::user(JUDGE_REASK));
+        request
+            .messages
+            .push(crate::llm::Message::user(JUDGE_REASK));
         let second = self
             .handle
             .chat(&request)
@@ -249,6 +251,8 @@ mod tests {
             r.messages[0].joined_text(),
             crate::eval::prompt::JUDGE_RUBRIC
         );
-        assert!(r.messages[1].joined_text().ends_with("Answer to grade: No idea."));
+        assert!(r.messages[1]
+            .joined_text()
+            .ends_with("Answer to grade: No idea."));
     }
 }

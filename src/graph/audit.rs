@@ -437,6 +437,9 @@ impl Adjudicator for RulesAdjudicator {
         &self,
         ctx: &BlockContext<'_>,
         candidate: &Candidate,
+        // The rules adjudicator judges a candidate against the entities known
+        // before the block, like the schema-and-time auditor's first pass.
+        _block: &[Candidate],
     ) -> Result<Vote, GraphError> {
         let batch = std::slice::from_ref(candidate);
         let nodes = lookup(ctx, batch);

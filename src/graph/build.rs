@@ -51,6 +51,26 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The settings of a build with these roles and options.
+    pub fn of(roles: &Roles<'_>, opts: &BuildOptions) -> Settings {
+        Settings {
+            generator: roles.generator.name(),
+            auditors: roles.auditors.iter().map(|a| a.name()).collect(),
+            adjudicator: roles.adjudicator.map(|a| a.name()),
+            rule: opts.rule,
+            review: opts.review,
+            resolve: opts.resolve,
+            max_keyframes: opts.max_keyframes,
+            models: std::iter::once(roles.generator.identity())
+                .chain(roles.auditors.iter().map(|a| a.identity()))
+                .chain(std::iter::once(
+                    roles.adjudicator.and_then(|a| a.identity()),
+                ))
+                .flatten()
+                .collect(),
+        }
+    }
+
     /// Canonical JSON, the build's key in the store.
     pub fn key(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
@@ -133,22 +153,7 @@ pub fn build(
             message: "at least two auditors are needed".to_owned(),
         });
     }
-    let settings = Settings {
-        generator: roles.generator.name(),
-        auditors: roles.auditors.iter().map(|a| a.name()).collect(),
-        adjudicator: roles.adjudicator.map(|a| a.name()),
-        rule: opts.rule,
-        review: opts.review,
-        resolve: opts.resolve,
-        max_keyframes: opts.max_keyframes,
-        models: std::iter::once(roles.generator.identity())
-            .chain(roles.auditors.iter().map(|a| a.identity()))
-            .chain(std::iter::once(
-                roles.adjudicator.and_then(|a| a.identity()),
-            ))
-            .flatten()
-            .collect(),
-    };
+    let settings = Settings::of(roles, opts);
     let key = settings.key();
     let film_id = store.ensure_film(film.slug, film.title)?;
     let build = store.graph_build(film_id, &key)?;
@@ -223,11 +228,14 @@ pub fn build(
                 c.votes.push(v);
             }
         }
+        // The adjudicator sees the block's candidates with their votes (for
+        // names), never another adjudication.
+        let audited = batch.clone();
         for c in &mut batch {
             c.status = decide(opts.rule, &c.votes);
             if c.status == Status::Escalated && !opts.review {
                 if let Some(adj) = roles.adjudicator {
-                    let v = adj.adjudicate(&ctx, c)?;
+                    let v = adj.adjudicate(&ctx, c, &audited)?;
                     progress.adjudicator_calls += 1;
                     c.status = settle(&v);
                     c.votes.push(v);

@@ -156,9 +156,15 @@ pub trait Adjudicator {
     fn identity(&self) -> Option<String> {
         None
     }
-    /// One call per escalated candidate.
-    fn adjudicate(&self, ctx: &BlockContext<'_>, candidate: &Candidate)
-        -> Result<Vote, GraphError>;
+    /// One call per escalated candidate. `block` holds every candidate of the
+    /// block (with the auditors' votes), so that an edge whose endpoints are
+    /// new in this block can be described by their names.
+    fn adjudicate(
+        &self,
+        ctx: &BlockContext<'_>,
+        candidate: &Candidate,
+        block: &[Candidate],
+    ) -> Result<Vote, GraphError>;
 }
 
 /// A finished graph: accepted nodes and the accepted edges between them,

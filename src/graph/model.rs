@@ -517,23 +517,36 @@ fn names_of(ctx: &BlockContext<'_>, batch: &[Candidate]) -> BTreeMap<String, Str
     names
 }
 
-/// The auditor's output schema: one verdict per candidate handle.
+/// The auditor's output schema: exactly one verdict per candidate handle.
+///
+/// The verdicts are an object keyed by handle with every handle required, so a
+/// schema-following server (or the `local` engine's constrained decoding)
+/// cannot leave a candidate out or judge one twice; an array of verdicts could.
 pub fn audit_schema(count: usize) -> Value {
+    let verdict = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["accept", "rationale"],
+        "properties": {
+            "accept": {"type": "boolean"},
+            "rationale": {"type": "string"}
+        }
+    });
     let handles: Vec<String> = (1..=count).map(|i| format!("C{i}")).collect();
+    let properties: serde_json::Map<String, Value> = handles
+        .iter()
+        .map(|h| (h.clone(), verdict.clone()))
+        .collect();
     json!({
         "type": "object",
         "additionalProperties": false,
         "required": ["verdicts"],
-        "properties": {"verdicts": {"type": "array", "items": {
+        "properties": {"verdicts": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["candidate", "accept", "rationale"],
-            "properties": {
-                "candidate": {"type": "string", "enum": handles},
-                "accept": {"type": "boolean"},
-                "rationale": {"type": "string"}
-            }
-        }}}
+            "required": handles,
+            "properties": properties
+        }}
     })
 }
 
@@ -559,19 +572,22 @@ pub fn audit_prompt(ctx: &BlockContext<'_>, batch: &[Candidate]) -> Prompt {
 }
 
 /// Parses an auditor's answer into one vote per candidate, in batch order.
+/// The verdicts are an object keyed by handle (the schema's form) or, from a
+/// server that ignores schemas, a list of `{candidate, accept, rationale}`.
 /// A missing verdict is an error (the caller re-asks); duplicates keep the first.
 pub fn parse_audit(judge: &str, batch: &[Candidate], text: &str) -> Result<Vec<Vote>, String> {
     let value: Value = serde_json::from_str(unfence(text)).map_err(|e| format!("not JSON: {e}"))?;
     let mut got: BTreeMap<usize, Vote> = BTreeMap::new();
-    for v in value
-        .get("verdicts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(k) = v
-            .get("candidate")
-            .and_then(Value::as_str)
+    let listed: Vec<(Option<&str>, &Value)> = match value.get("verdicts") {
+        Some(Value::Object(map)) => map.iter().map(|(h, v)| (Some(h.as_str()), v)).collect(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|v| (v.get("candidate").and_then(Value::as_str), v))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (handle, v) in listed {
+        let Some(k) = handle
             .and_then(|h| h.strip_prefix('C'))
             .and_then(|n| n.parse::<usize>().ok())
             .filter(|&k| k >= 1 && k <= batch.len())
@@ -614,8 +630,17 @@ pub fn adjudicator_schema() -> Value {
 
 /// The adjudicator's prompt: the candidate, its evidence, the auditors' votes
 /// (anonymised as Auditor 1, 2…).
-pub fn adjudicator_prompt(ctx: &BlockContext<'_>, candidate: &Candidate) -> Prompt {
-    let names = names_of(ctx, std::slice::from_ref(candidate));
+///
+/// Node names come from the entities known before the block and from the
+/// block's own candidates (`block`), so an edge between nodes new in this block
+/// is described by their names, not as unknown nodes.
+pub fn adjudicator_prompt(
+    ctx: &BlockContext<'_>,
+    candidate: &Candidate,
+    block: &[Candidate],
+) -> Prompt {
+    let mut names = names_of(ctx, block);
+    names.extend(names_of(ctx, std::slice::from_ref(candidate)));
     let mut votes = String::new();
     for (i, v) in candidate
         .votes

@@ -75,7 +75,10 @@ mod tests {
         for tree in &trees {
             for node in &tree.nodes {
                 let path = path_to(tree, &node.id);
-                assert_eq!(path.first().map(|n| n.id.as_str()), Some(tree.nodes[0].id.as_str()));
+                assert_eq!(
+                    path.first().map(|n| n.id.as_str()),
+                    Some(tree.nodes[0].id.as_str())
+                );
                 assert_eq!(path.last().map(|n| n.id.as_str()), Some(node.id.as_str()));
                 assert_eq!(path.len() as u32, node.depth);
                 for child in node.children() {

@@ -191,7 +191,11 @@ mod tests {
             "/etc/passwd",
             "../../etc/passwd",
         ] {
-            assert_eq!(kf.resolve(path), Err(KeyframeRefusal::NotReferenced), "{path}");
+            assert_eq!(
+                kf.resolve(path),
+                Err(KeyframeRefusal::NotReferenced),
+                "{path}"
+            );
         }
         #[cfg(unix)]
         assert_eq!(

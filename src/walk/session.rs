@@ -92,7 +92,10 @@ pub fn reply_text(format: Format, choice: &[String], text: &str) -> String {
     match format {
         Format::Open => {
             let clean = text.replace("[[", "[").replace("]]", "]");
-            format!("[[{}]]", clean.split_whitespace().collect::<Vec<_>>().join(" "))
+            format!(
+                "[[{}]]",
+                clean.split_whitespace().collect::<Vec<_>>().join(" ")
+            )
         }
         Format::Single | Format::Multi => format!("[[{}]]", choice.join(", ")),
     }
@@ -229,7 +232,11 @@ fn run_session(
     // The run is created here rather than by run_stored_with so that its annotator can
     // be recorded before the first question; run_stored_with then finds it and checks
     // that the settings and trees match, as on any resume.
-    if store.eval_run(&run.id).map_err(|e| e.to_string())?.is_none() {
+    if store
+        .eval_run(&run.id)
+        .map_err(|e| e.to_string())?
+        .is_none()
+    {
         let jsons: Vec<(String, String, String)> = trees
             .iter()
             .map(|t| {

@@ -299,10 +299,7 @@ impl App {
                 self.scroll = 0;
             }
             KeyCode::Backspace | KeyCode::Left => {
-                if let Some(parent) = tree
-                    .node(&self.explore_node)
-                    .and_then(|n| n.parent.clone())
-                {
+                if let Some(parent) = tree.node(&self.explore_node).and_then(|n| n.parent.clone()) {
                     self.explore_node = parent;
                     self.scroll = 0;
                 }
@@ -377,7 +374,11 @@ impl App {
             frame.render_widget(
                 Paragraph::new(self.path_lines())
                     .wrap(Wrap { trim: false })
-                    .block(Block::default().borders(Borders::ALL).title(" path so far ")),
+                    .block(
+                        Block::default()
+                            .borders(Borders::ALL)
+                            .title(" path so far "),
+                    ),
                 parts[1],
             );
             parts[0]
@@ -481,9 +482,7 @@ impl App {
                         "Run {id} complete: {} trees, {} answers stored ({} in this session).",
                         done.trees, done.answers, done.asked
                     )));
-                    lines.push(Line::from(format!(
-                        "Scores: moviegraph eval report {id}"
-                    )));
+                    lines.push(Line::from(format!("Scores: moviegraph eval report {id}")));
                 }
                 Some(Err(e)) => lines.push(Line::from(format!("The run stopped: {e}"))),
                 None => lines.push(Line::from("Loading the next question…")),
@@ -546,7 +545,10 @@ impl App {
             )));
         }
         if node.format == Format::Open {
-            lines.push(Line::from(format!("  reference (gold): {}", gold_text(node))));
+            lines.push(Line::from(format!(
+                "  reference (gold): {}",
+                gold_text(node)
+            )));
             if let Some(c) = &node.open_branches.correct {
                 lines.push(Line::from(format!("  c → {c} (after a correct answer)")));
             }

@@ -112,7 +112,9 @@ fn esc(text: &str) -> String {
 fn url_part(text: &str, keep_slash: bool) -> String {
     let mut out = String::new();
     for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') || (keep_slash && b == b'/')
+        if b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'_' | b'.' | b'~')
+            || (keep_slash && b == b'/')
         {
             out.push(b as char);
         } else {
@@ -187,7 +189,11 @@ struct StartForm {
 async fn start_test(Form(form): Form<StartForm>) -> Response {
     let name = form.annotator.trim();
     if let Err(e) = check_annotator(name) {
-        return (StatusCode::BAD_REQUEST, page("bad name", &format!("<p>{}</p>", esc(&e.to_string())))).into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            page("bad name", &format!("<p>{}</p>", esc(&e.to_string()))),
+        )
+            .into_response();
     }
     Redirect::to(&format!("/test/{}", url_part(name, false))).into_response()
 }
@@ -196,7 +202,8 @@ async fn start_test(Form(form): Form<StartForm>) -> Response {
 /// which only a very slow store would need).
 async fn settle(session: &mut WebSession) {
     while session.pending.is_none() && session.finished.is_none() {
-        let next = tokio::time::timeout(Duration::from_secs(5), session.session.events.recv()).await;
+        let next =
+            tokio::time::timeout(Duration::from_secs(5), session.session.events.recv()).await;
         match next {
             Ok(Some(SessionEvent::Ask(prompt))) => session.pending = Some(prompt),
             Ok(Some(SessionEvent::Recorded { .. })) => session.recorded += 1,
@@ -213,7 +220,11 @@ async fn test_page(
     UrlPath(annotator): UrlPath<String>,
 ) -> Response {
     if let Err(e) = check_annotator(&annotator) {
-        return (StatusCode::BAD_REQUEST, page("bad name", &format!("<p>{}</p>", esc(&e.to_string())))).into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            page("bad name", &format!("<p>{}</p>", esc(&e.to_string()))),
+        )
+            .into_response();
     }
     let mut sessions = state.sessions.lock().await;
     if !sessions.contains_key(&annotator) {
@@ -237,7 +248,11 @@ async fn test_page(
                 );
             }
             Err(e) => {
-                return (StatusCode::BAD_REQUEST, page("error", &format!("<p>{}</p>", esc(&e.to_string())))).into_response()
+                return (
+                    StatusCode::BAD_REQUEST,
+                    page("error", &format!("<p>{}</p>", esc(&e.to_string()))),
+                )
+                    .into_response()
             }
         }
     }
@@ -277,17 +292,27 @@ async fn test_page(
                 esc(&p.node_id)
             );
             match p.view.format {
-                Format::Open => body.push_str(
-                    "<label>Your answer<textarea name=text required></textarea></label>",
-                ),
+                Format::Open => body
+                    .push_str("<label>Your answer<textarea name=text required></textarea></label>"),
                 format => {
                     for (label, text) in &p.view.options {
                         let input = if format == Format::Single {
-                            format!("<input type=radio name=choice value=\"{}\" required>", esc(label))
+                            format!(
+                                "<input type=radio name=choice value=\"{}\" required>",
+                                esc(label)
+                            )
                         } else {
-                            format!("<input type=checkbox name=\"choice_{}\" value=on>", esc(label))
+                            format!(
+                                "<input type=checkbox name=\"choice_{}\" value=on>",
+                                esc(label)
+                            )
                         };
-                        let _ = write!(body, "<label class=opt>{input} <b>{}.</b> {}</label>", esc(label), esc(text));
+                        let _ = write!(
+                            body,
+                            "<label class=opt>{input} <b>{}.</b> {}</label>",
+                            esc(label),
+                            esc(text)
+                        );
                     }
                 }
             }
@@ -297,7 +322,12 @@ async fn test_page(
                 .iter()
                 .filter(|(t, ..)| *t == p.tree_id)
                 .map(|(_, node, phase, reply)| {
-                    format!("<li><code>{}</code> (phase {}): {}</li>", esc(node), phase.number(), esc(reply))
+                    format!(
+                        "<li><code>{}</code> (phase {}): {}</li>",
+                        esc(node),
+                        phase.number(),
+                        esc(reply)
+                    )
                 })
                 .collect();
             if !path.is_empty() {
@@ -378,10 +408,18 @@ async fn explore_page(
     UrlPath((tree_index, node_id)): UrlPath<(usize, String)>,
 ) -> Response {
     let Some(tree) = state.trees.get(tree_index) else {
-        return (StatusCode::NOT_FOUND, page("not found", "<p>No such tree.</p>")).into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            page("not found", "<p>No such tree.</p>"),
+        )
+            .into_response();
     };
     let Some(node) = tree.node(&node_id) else {
-        return (StatusCode::NOT_FOUND, page("not found", "<p>No such question.</p>")).into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            page("not found", "<p>No such question.</p>"),
+        )
+            .into_response();
     };
     let link = |id: &str| format!("/explore/{tree_index}/{}", url_part(id, false));
     let mut body = format!(
@@ -432,13 +470,22 @@ async fn explore_page(
         );
     }
     if node.format == Format::Open {
-        let _ = write!(body, "<div class=\"opt gold\">reference (gold): {}</div>", esc(&gold_text(node)));
+        let _ = write!(
+            body,
+            "<div class=\"opt gold\">reference (gold): {}</div>",
+            esc(&gold_text(node))
+        );
         for (what, child) in [
             ("after a correct answer", &node.open_branches.correct),
             ("after an incorrect answer", &node.open_branches.incorrect),
         ] {
             if let Some(c) = child {
-                let _ = write!(body, "<p><a href=\"{}\">{what} → {}</a></p>", link(c), esc(c));
+                let _ = write!(
+                    body,
+                    "<p><a href=\"{}\">{what} → {}</a></p>",
+                    link(c),
+                    esc(c)
+                );
             }
         }
     }
@@ -449,7 +496,11 @@ async fn explore_page(
         tree.anchor.kind,
         esc(&tree.anchor.elements.join(" → "))
     );
-    let _ = write!(body, "<h2>Context</h2><pre>{}</pre>", esc(&node.context.excerpt));
+    let _ = write!(
+        body,
+        "<h2>Context</h2><pre>{}</pre>",
+        esc(&node.context.excerpt)
+    );
     body.push_str(&keyframe_imgs(&node.context.keyframes, &state.keyframes));
     page(&format!("explore {}", tree.id), &body).into_response()
 }

@@ -201,10 +201,11 @@ impl Adjudicator for ModelAdjudicator {
         &self,
         ctx: &BlockContext<'_>,
         candidate: &Candidate,
+        others: &[Candidate],
     ) -> Result<Vote, GraphError> {
         let block = ctx.block.id;
         let role = || format!("adjudicator {}", self.name());
-        let request = request_of(&adjudicator_prompt(ctx, candidate), block);
+        let request = request_of(&adjudicator_prompt(ctx, candidate, others), block);
         let text = answer(&self.model, &request).map_err(|m| role_error(role(), block, m))?;
         parse_adjudication(&self.name(), &text).map_err(|m| role_error(role(), block, m))
     }

@@ -142,9 +142,43 @@ fn audit_and_adjudication_answers_are_validated() {
     assert!(err.contains("C2"), "{err}");
     let mut escalated = cand("a");
     escalated.votes = votes;
-    let p = adjudicator_prompt(&c, &escalated);
+    let p = adjudicator_prompt(&c, &escalated, &[]);
     assert!(p.user.contains("Auditor 2: reject — no"), "{}", p.user);
     let v = parse_adjudication("judge", r#"{"accept": true, "rationale": "quoted"}"#).unwrap();
     assert!(v.accept && v.role == Role::Adjudicator);
     assert!(parse_adjudication("judge", r#"{"rationale": "?"}"#).is_err());
+}
+
+#[test]
+fn audit_verdicts_keyed_by_handle_parse_and_the_schema_requires_every_handle() {
+    let schema = audit_schema(2);
+    assert_eq!(
+        schema["properties"]["verdicts"]["required"],
+        serde_json::json!(["C1", "C2"])
+    );
+    let c = |id: &str| Candidate {
+        id: id.into(),
+        block: 0,
+        item: Item::Node(Node::new("object:key", NodeKind::Object, "Key")),
+        reason: String::new(),
+        status: Status::Candidate,
+        votes: vec![],
+    };
+    let batch = vec![c("a"), c("b")];
+    let text = r#"{"verdicts": {"C2": {"accept": false, "rationale": "no"}, "C1": {"accept": true, "rationale": "yes"}}}"#;
+    let votes = parse_audit("m", &batch, text).unwrap();
+    assert_eq!(
+        votes
+            .iter()
+            .map(|v| (v.accept, v.rationale.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(true, "yes"), (false, "no")]
+    );
+    let err = parse_audit(
+        "m",
+        &batch,
+        r#"{"verdicts": {"C1": {"accept": true, "rationale": ""}}}"#,
+    )
+    .unwrap_err();
+    assert!(err.contains("no verdict for C2"), "{err}");
 }
