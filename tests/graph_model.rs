@@ -482,7 +482,7 @@ fn a_schema_break_is_repaired_and_a_missing_verdict_is_asked_again() {
             ("audit_verdicts", _) if turns == 2 => {
                 let mut v: Value = serde_json::from_str(&verdicts(&text, |_| false)).unwrap();
                 let map = v["verdicts"].as_object_mut().unwrap();
-                let last = map.keys().last().unwrap().clone();
+                let last = map.keys().next_back().unwrap().clone();
                 map.remove(&last);
                 Reply::chat(&v.to_string())
             }

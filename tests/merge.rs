@@ -399,3 +399,31 @@ fn stores_from_a_newer_moviegraph_and_missing_files_are_errors() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_human_run_keeps_its_annotator_through_a_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("walked.db");
+    {
+        let store = Store::open(&src).unwrap();
+        store
+            .create_eval_run(&moviegraph::store::EvalRun {
+                id: "human-ana-1".into(),
+                subject: "human".into(),
+                judge: None,
+                text_only: false,
+                seed: 0,
+                source: "trees/t.jsonl".into(),
+            })
+            .unwrap();
+        store.set_eval_run_annotator("human-ana-1", "ana").unwrap();
+    }
+    let mut out = Store::open(&tmp.path().join("all.db")).unwrap();
+    out.merge_from(&[src]).unwrap();
+    assert!(out.eval_run("human-ana-1").unwrap().is_some());
+    assert_eq!(
+        out.eval_run_annotator("human-ana-1").unwrap().as_deref(),
+        Some("ana"),
+        "a merged human run is still labelled with its annotator"
+    );
+}

@@ -209,12 +209,12 @@ fn list(config: &Config) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// One model's check: its latency and answer, or the exact error.
+pub(super) type Ping = Result<(std::time::Duration, String), String>;
+
 /// Sends one tiny request to each model in `names` and gives its latency and
 /// answer, or the exact error (shared by `models check` and `doctor`).
-pub(super) fn ping(
-    config: &Config,
-    names: &[String],
-) -> anyhow::Result<Vec<(String, Result<(std::time::Duration, String), String>)>> {
+pub(super) fn ping(config: &Config, names: &[String]) -> anyhow::Result<Vec<(String, Ping)>> {
     let store = Arc::new(Mutex::new(Store::open_in_memory()?));
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let llm = Llm::new(

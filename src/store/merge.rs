@@ -303,8 +303,12 @@ impl Merger<'_> {
             self.graph_builds(&films)?;
         }
         if has(7) {
-            self.eval_runs()?;
+            // Human runs (walk) carry their annotator's name since migration 9.
+            self.eval_runs(has(9))?;
         }
+        // Migration 8 (`run`'s stage fingerprints) is bookkeeping of the store
+        // it was written in, keyed by that store's film ids; it is not merged, so
+        // the first `moviegraph run` on a merged store re-checks every stage.
         Ok(())
     }
 
@@ -459,8 +463,8 @@ impl Merger<'_> {
         Ok(())
     }
 
-    /// Evaluation runs by name.
-    fn eval_runs(&mut self) -> rusqlite::Result<()> {
+    /// Evaluation runs by name, with their annotators when the source has them.
+    fn eval_runs(&mut self, annotators: bool) -> rusqlite::Result<()> {
         let ids: Vec<String> = {
             let mut stmt = self.src.prepare("SELECT id FROM eval_runs ORDER BY id")?;
             let rows = stmt.query_map([], |r| r.get(0))?;
@@ -494,6 +498,16 @@ impl Merger<'_> {
                 ("eval_answers", "run_id"),
             ] {
                 copy_where(self.src, self.tx, table, column, &key, &key)?;
+            }
+            if annotators {
+                copy_where(
+                    self.src,
+                    self.tx,
+                    "eval_run_annotators",
+                    "run_id",
+                    &key,
+                    &key,
+                )?;
             }
             self.counts.eval_runs_added += 1;
         }

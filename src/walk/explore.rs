@@ -42,7 +42,7 @@ pub fn path_to<'a>(tree: &'a Tree, node_id: &str) -> Vec<&'a Node> {
 
 /// The child a key leads to in explore mode: an option's letter for choice questions,
 /// `c` (correct branch) or `i` (incorrect branch) for open ones.
-pub fn child_for_key<'a>(node: &'a Node, key: char) -> Option<&'a str> {
+pub fn child_for_key(node: &Node, key: char) -> Option<&str> {
     match node.format {
         Format::Open => match key.to_ascii_lowercase() {
             'c' => node.open_branches.correct.as_deref(),
