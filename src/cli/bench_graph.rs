@@ -206,7 +206,7 @@ pub fn bench_graph(args: BenchGraphArgs) -> anyhow::Result<Outcome> {
         let _ = writeln!(
             out,
             "model-backed roles (openai backend, scripted loopback server on 127.0.0.1; generator, 2 auditors, adjudicator), first {n} film(s):\n\
-             blocks {}, candidates {}, dropped {}; {:.3} ms per block (rules pass above: {rules_ms:.3} ms per block, {:.1}× faster)\n\
+             blocks {}, candidates {}, dropped {}; {:.3} ms per block (rules pass above: {rules_ms:.3} ms per block; ratio {:.2})\n\
              model calls per block: generator {:.2}, auditors {:.2}, adjudicator {:.2} (total {:.2}; goal 1 + 1 per auditor + escalations); HTTP requests at the server {} for {} calls",
             m.blocks,
             m.candidates,
