@@ -5,6 +5,7 @@
 //! it is not installed. A 135M model's graph candidates are poor: these tests
 //! check form (schema, parsers), never quality.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -17,7 +18,9 @@ use moviegraph::graph::model::{
 };
 use moviegraph::graph::resolve::ResolveOptions;
 use moviegraph::graph::{BlockContext, Candidate, Generator, Item, Node};
-use moviegraph::llm::local::resolve_model_path;
+use moviegraph::llm::local::{
+    resolve_model_path, ChatTurn, GenParams, LoadOptions, LocalError, LocalModel,
+};
 use moviegraph::llm::schema::validate;
 use moviegraph::llm::{ChatRequest, Config, Llm, LlmOptions, Message};
 use moviegraph::media::subtitles;
@@ -309,4 +312,149 @@ async fn the_graph_generator_and_auditor_schemas_round_trip_through_the_local_mo
             Err(e) => panic!("{name}: parse_audit: {e}"),
         }
     }
+}
+
+#[test]
+fn a_generation_whose_caller_gave_up_stops_before_the_next_forward_pass() {
+    let Some(path) = model_path() else { return };
+    let model = LocalModel::load(&path, &LoadOptions::default()).unwrap();
+    let turns = [ChatTurn {
+        role: "user".into(),
+        text: "Count from one to one hundred in words.".into(),
+    }];
+    let params = GenParams {
+        max_tokens: 64,
+        ..GenParams::default()
+    };
+    // The worker asks before every forward pass: the prompt's chunk(s), then
+    // one per generated token. Give up on the fourth question.
+    let asked = Cell::new(0usize);
+    let err = model
+        .generate_cancellable(&turns, &params, None, &|| {
+            asked.set(asked.get() + 1);
+            asked.get() >= 4
+        })
+        .unwrap_err();
+    assert!(
+        matches!(err, LocalError::Cancelled { tokens } if tokens <= 3),
+        "{err}"
+    );
+    assert_eq!(asked.get(), 4, "no question after the answer was yes");
+    // The model is usable at once, and the cut generation left no trace in
+    // its KV cache: the next answer equals a fresh model's.
+    let after = model.generate(&turns, &params, None).unwrap();
+    let fresh = LocalModel::load(&path, &LoadOptions::default())
+        .unwrap()
+        .generate(&turns, &params, None)
+        .unwrap();
+    assert_eq!(after.text, fresh.text);
+    assert!(after.completion_tokens > 4);
+}
+
+/// The issue's acceptance check: `moviegraph graph build` on one block of the
+/// sample film with SmolLM2 as the generator, both auditors and the
+/// adjudicator completes, and every generator and auditor answer stored in the
+/// response cache validates against the schema its request carried.
+#[test]
+fn graph_build_on_one_block_with_local_roles_validates_every_answer() {
+    let Some(path) = model_path() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let p = serde_json::to_string(&path.display().to_string()).unwrap();
+    let config = dir.path().join("moviegraph.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+            [client]
+            max_retries = 0
+            max_repairs = 1
+            deadline_s = 3600
+            [roles]
+            generator = "smol-gen"
+            auditors = ["smol-a", "smol-b"]
+            adjudicator = "smol-adj"
+            [models.smol-gen]
+            backend = "local"
+            path = {p}
+            max_tokens = 200
+            timeout_s = 1800
+            [models.smol-a]
+            backend = "local"
+            path = {p}
+            max_tokens = 160
+            timeout_s = 1800
+            [models.smol-b]
+            backend = "local"
+            path = {p}
+            max_tokens = 160
+            temperature = 0.7
+            seed = 3
+            timeout_s = 1800
+            [models.smol-adj]
+            backend = "local"
+            path = {p}
+            max_tokens = 80
+            timeout_s = 1800
+            "#
+        ),
+    )
+    .unwrap();
+    let store = dir.path().join("store.db");
+    let film = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenplays/the-second-key");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(["graph", "build"])
+        .arg(&film)
+        .arg("--store")
+        .arg(&store)
+        .arg("--config")
+        .arg(&config)
+        .args(["--stop-after", "1"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}\n{stderr}");
+    assert!(out.status.success(), "graph build failed");
+    assert!(stdout.contains("1 built now"), "{stdout}");
+
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let calls: Vec<(String, String, Option<String>)> = db
+        .prepare("SELECT role, model, error FROM llm_calls ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    println!("calls: {calls:?}");
+    assert!(calls.iter().all(|c| c.2.is_none()), "{calls:?}");
+    let by = |model: &str| calls.iter().filter(|c| c.1 == model).count();
+    assert_eq!(by("smol-gen"), 1, "one generator call for the block");
+    // Greedy decoding under the key-order fix declares entities before edges,
+    // so the block yields candidates and both auditors are asked once each.
+    assert_eq!((by("smol-a"), by("smol-b")), (1, 1), "{stdout}");
+
+    let answers: Vec<(String, String, String)> = db
+        .prepare("SELECT model, request, response FROM llm_cache ORDER BY rowid")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut checked = 0;
+    for (model, request, response) in &answers {
+        let request: Value = serde_json::from_str(request).unwrap();
+        let response: Value = serde_json::from_str(response).unwrap();
+        let schema = &request["schema"]["schema"];
+        assert!(
+            schema.is_object(),
+            "{model}: the request carries its schema"
+        );
+        let text = response["text"].as_str().unwrap();
+        let answer: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("{model}: answer is not JSON ({e}): {text}"));
+        validate(&answer, schema).unwrap_or_else(|e| panic!("{model}: {e}: {text}"));
+        println!("{model} ({}): {text}", request["schema"]["name"]);
+        checked += 1;
+    }
+    assert!(checked >= 3, "generator and both auditors answered");
 }

@@ -152,9 +152,18 @@ fn spawn(mut slot: Slot, name: &str) -> Result<Arc<Worker>, AttemptError> {
                         continue;
                     }
                 };
+                // A caller that timed out drops its receiver: stop generating
+                // for it, so the next job in the queue starts at once.
                 let result = model
-                    .generate(&job.turns, &job.params, job.schema.as_ref())
+                    .generate_cancellable(&job.turns, &job.params, job.schema.as_ref(), &|| {
+                        job.reply.is_closed()
+                    })
                     .map_err(|e| e.to_string());
+                if let Err(e) = &result {
+                    if job.reply.is_closed() {
+                        tracing::debug!("local generation stopped: {e}");
+                    }
+                }
                 let _ = job.reply.send(result);
             }
         })

@@ -90,6 +90,12 @@ pub enum LocalError {
     /// Constrained output did not validate: a bug in the constraint engine.
     #[error("constrained output failed validation (bug): {0}")]
     InvalidOutput(String),
+    /// The caller gave up (timed out) and generation stopped early.
+    #[error("generation cancelled after {tokens} token(s): the caller gave up waiting")]
+    Cancelled {
+        /// Tokens generated before the stop.
+        tokens: usize,
+    },
 }
 
 /// One message of a conversation.
@@ -388,6 +394,19 @@ impl LocalModel {
         params: &GenParams,
         schema: Option<&Value>,
     ) -> Result<Generation, LocalError> {
+        self.generate_cancellable(turns, params, schema, &|| false)
+    }
+
+    /// [`generate`](Self::generate) that asks `cancelled` before every
+    /// forward pass and stops with [`LocalError::Cancelled`] once it says
+    /// yes, so a caller that timed out frees the model for the next job.
+    pub fn generate_cancellable(
+        &self,
+        turns: &[ChatTurn],
+        params: &GenParams,
+        schema: Option<&Value>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Generation, LocalError> {
         let schema_key = schema.map(|s| s.to_string());
         let grammar = match schema {
             Some(s) => Some(Arc::new(Grammar::compile(s)?)),
@@ -416,6 +435,9 @@ impl LocalModel {
         let t0 = Instant::now();
         let mut logits = Vec::new();
         for (i, chunk) in prompt.chunks(PREFILL_CHUNK).enumerate() {
+            if cancelled() {
+                return Err(LocalError::Cancelled { tokens: 0 });
+            }
             logits = inner.weights.forward(chunk, i * PREFILL_CHUNK)?;
         }
         timing.prompt_secs = t0.elapsed().as_secs_f64();
@@ -464,6 +486,9 @@ impl LocalModel {
             if out.len() == max_tokens || matcher.as_ref().is_some_and(|m| m.is_complete()) {
                 // No forward pass for a token nothing will follow.
                 break;
+            }
+            if cancelled() {
+                return Err(LocalError::Cancelled { tokens: out.len() });
             }
             logits = inner.weights.forward(&[tok], pos)?;
             pos += 1;

@@ -444,13 +444,15 @@ mod tests {
         let s = json!({"type":"object","properties":{
             "a":{"type":"integer"},"b":{"type":"string","maxLength":3},"c":{"type":"boolean"}},
             "required":["b"]});
-        assert_eq!(feed(s.clone(), r#"{"a":12,"b":"xy","c":true}"#), Some(true));
+        // Required properties first (in `required` order), then optional ones.
+        assert_eq!(feed(s.clone(), r#"{"b":"xy","a":12,"c":true}"#), Some(true));
         assert_eq!(feed(s.clone(), r#"{"b":"x"}"#), Some(true));
-        assert_eq!(feed(s.clone(), r#"{"a":1}"#), None, "b is required");
+        assert_eq!(feed(s.clone(), r#"{"b":"x","c":false}"#), Some(true));
+        assert_eq!(feed(s.clone(), r#"{"a":1"#), None, "b is required first");
         assert_eq!(
-            feed(s.clone(), r#"{"c":true,"#),
+            feed(s.clone(), r#"{"b":"x","c":true,"a""#),
             None,
-            "c cannot come before b"
+            "a cannot come after c"
         );
         assert_eq!(feed(s.clone(), r#"{"b":"abcd"#), None, "maxLength");
         assert_eq!(feed(s, r#"{"a":1.5"#), None, "integer");

@@ -317,7 +317,7 @@ impl Grammar {
             Some(_) => return Err(err(path, "`properties` must be an object")),
             None => &empty,
         };
-        let required: Vec<&str> = match obj.get("required") {
+        let mut required: Vec<&str> = match obj.get("required") {
             Some(Value::Array(r)) => r
                 .iter()
                 .map(|v| {
@@ -336,14 +336,27 @@ impl Grammar {
                 ));
             }
         }
+        // Required properties come first, in the order `required` lists them,
+        // then the optional ones. serde_json's maps are sorted by key, so the
+        // schema's own `properties` order is lost; `required` is the only order
+        // a schema author can still give (a generator schema lists `entities`
+        // before the `edges` that refer to them).
+        let mut seen = std::collections::HashSet::new();
+        required.retain(|r| seen.insert(*r));
+        let ordered = required.iter().map(|r| (*r, &props[*r])).chain(
+            props
+                .iter()
+                .filter(|(name, _)| !required.contains(&name.as_str()))
+                .map(|(name, sub)| (name.as_str(), sub)),
+        );
         let mut compiled = Vec::with_capacity(props.len());
-        for (name, sub) in props {
+        for (name, sub) in ordered {
             let node = self.compile_node(
                 sub,
                 &format!("{path}/properties/{}", escape_ptr(name)),
                 depth + 1,
             )?;
-            compiled.push((name.clone(), node, required.contains(&name.as_str())));
+            compiled.push((name.to_owned(), node, required.contains(&name)));
         }
         let mut out = Vec::with_capacity(compiled.len());
         for i in 0..compiled.len() {
@@ -470,28 +483,42 @@ mod tests {
     }
 
     #[test]
-    fn key_tries_stop_at_the_next_required_property() {
+    fn required_properties_first_in_their_order_and_key_tries_stop_at_the_next_required() {
         let g = Grammar::compile(&json!({
             "type":"object",
-            "properties":{"a":{"type":"null"},"b":{"type":"null"},"c":{"type":"null"}},
-            "required":["b"]
+            "properties":{"a":{"type":"null"},"b":{"type":"null"},"c":{"type":"null"},"d":{"type":"null"}},
+            "required":["c","a","c"]
         }))
         .unwrap();
         let Node::Object { props } = &g.nodes[g.root as usize] else {
             panic!()
         };
-        let ends = |t: TrieId| {
+        let keys = |t: TrieId| {
             let mut out = Vec::new();
-            let mut todo = vec![t];
-            while let Some(n) = todo.pop() {
-                out.extend(g.tries[n as usize].end);
-                todo.extend(g.tries[n as usize].children.iter().map(|c| c.1));
+            let mut todo = vec![(t, Vec::new())];
+            while let Some((n, path)) = todo.pop() {
+                for &j in &g.tries[n as usize].end {
+                    out.push((String::from_utf8(path.clone()).unwrap(), j));
+                }
+                for &(b, c) in &g.tries[n as usize].children {
+                    let mut p = path.clone();
+                    p.push(b);
+                    todo.push((c, p));
+                }
             }
             out.sort();
             out
         };
-        assert_eq!(ends(props[0].key_trie), vec![0, 1]);
-        assert_eq!(ends(props[1].key_trie), vec![1]);
-        assert_eq!(ends(props[2].key_trie), vec![2]);
+        // Order: c, a (required, as listed, duplicates once), then b, d.
+        assert_eq!(props.len(), 4);
+        assert_eq!(keys(props[0].key_trie), vec![("\"c\":".into(), 0)]);
+        assert_eq!(keys(props[1].key_trie), vec![("\"a\":".into(), 1)]);
+        assert_eq!(
+            keys(props[2].key_trie),
+            vec![("\"b\":".into(), 2), ("\"d\":".into(), 3)]
+        );
+        assert_eq!(keys(props[3].key_trie), vec![("\"d\":".into(), 3)]);
+        assert!(props[0].required && props[1].required);
+        assert!(!props[2].required && !props[3].required);
     }
 }
