@@ -799,6 +799,13 @@ fn subjects_and_judges_that_are_not_configured_are_refused() {
         "{}",
         text(&none.stderr)
     );
+    let two = run(&["--subject", "random", "--subject", "lexical"]);
+    assert_eq!(two.status.code(), Some(2));
+    assert!(
+        text(&two.stderr).contains("takes one --subject"),
+        "{}",
+        text(&two.stderr)
+    );
     let rules = run(&["--subject", "rules"]);
     assert_eq!(rules.status.code(), Some(2));
     assert!(text(&rules.stderr).contains("rules backend"));

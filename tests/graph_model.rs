@@ -457,6 +457,31 @@ fn a_killed_model_build_resumes_without_repeating_a_request_and_exports_the_same
     let a = std::fs::read(Path::new(&full_out).join("the-second-key.json")).unwrap();
     let b = std::fs::read(Path::new(&part_out).join("the-second-key.json")).unwrap();
     assert!(a == b, "the exports differ");
+
+    // `moviegraph run` with the same configuration builds the graph through the
+    // same model roles: the same file, each request asked once more (a fresh
+    // store), and a rerun that is current asks nothing.
+    let (run_db, run_out) = (path("run.db"), path("run"));
+    let run_args = [
+        "run", film, "--store", &run_db, "--out", &run_out, "--config", config, "--until", "graph",
+    ];
+    let ran = cli(&run_args);
+    assert!(ran.contains("generator gen [model]"), "{ran}");
+    let c = std::fs::read(Path::new(&run_out).join("graphs/the-second-key.json")).unwrap();
+    assert!(a == c, "run's graph differs from graph build's export");
+    let after_run = counts.lock().unwrap().clone();
+    assert_eq!(after_run.len(), after_full.len());
+    assert!(
+        after_run.values().all(|&n| n == 3),
+        "a request was repeated or skipped"
+    );
+    let again = cli(&run_args);
+    assert!(again.contains("graph  skipped"), "{again}");
+    assert_eq!(
+        *counts.lock().unwrap(),
+        after_run,
+        "a current run asks nothing"
+    );
     let text = String::from_utf8(a).unwrap();
     assert!(
         text.contains("character:mara"),

@@ -7,6 +7,11 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use moviegraph::llm::loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
+use sha2::{Digest, Sha256};
 
 const FILM: &str = "screenplays/the-second-key";
 const GRAPH: &str = "graphs/the-second-key.json";
@@ -318,14 +323,18 @@ fn several_films_run_at_once_and_each_gets_its_own_files() {
 }
 
 #[test]
-fn a_model_subject_is_refused_with_where_to_run_it() {
+fn a_subject_that_is_neither_a_baseline_nor_configured_is_refused() {
     let ws = workspace();
     let o = command(ws.path(), &["run", FILM, "--subject", "gpt-4o"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("gpt-4o") && err.contains("eval run"), "{err}");
+    assert!(
+        err.contains("gpt-4o") && err.contains("neither an offline baseline"),
+        "{err}"
+    );
+    assert!(!ws.path().join(GRAPH).exists(), "nothing ran");
 }
 
 /// SplitMix64, so the kill points are reproducible from the seed.
@@ -473,4 +482,158 @@ fn sigkill_anywhere_then_rerun_gives_the_files_of_an_uninterrupted_run() {
             "seed {seed}: {acts:?}"
         );
     }
+}
+
+/// A subject and judge server whose reply depends only on the request body, so
+/// two runs get the same replies; every body it answers is logged (a request
+/// held unanswered is not).
+fn hashing_server(log: Arc<Mutex<Vec<String>>>) -> LoopbackServer {
+    let responder: Responder = Arc::new(move |req: &Request| {
+        let body = req.body.to_string();
+        let h = usize::from(Sha256::digest(body.as_bytes())[0]);
+        log.lock().unwrap().push(body.clone());
+        if body.contains("Answer to grade:") {
+            Reply::chat(["[[0.2]]", "[[0.9]]", "Grade: [[0.5]]"][h % 3])
+        } else {
+            Reply::chat(["[[A]]", "[[B]]", "I pick [[A, C]]", "No idea."][h % 4])
+        }
+    });
+    LoopbackServer::start(ServerOptions {
+        responder,
+        ..ServerOptions::default()
+    })
+    .unwrap()
+}
+
+/// The sample film's workspace with a configuration that makes the server the
+/// subject and the judge; the graph and trees roles stay on the rules backend.
+fn model_workspace(server: &LoopbackServer) -> tempfile::TempDir {
+    let ws = workspace();
+    std::fs::write(
+        ws.path().join("mg.toml"),
+        format!(
+            "[roles]\nsubject = \"loop\"\njudge = \"loop\"\n\n\
+             [models.loop]\nbackend = \"openai\"\nbase_url = \"{}\"\ntimeout_s = 60\n\
+             concurrency = 1\nprice_input_per_1k = 1.0\n\n\
+             [client]\nmax_retries = 2\nbackoff_base_ms = 5\nbackoff_max_ms = 50\n\
+             deadline_s = 120\nmax_repairs = 0\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    ws
+}
+
+const MODEL_ARGS: [&str; 10] = [
+    "run",
+    FILM,
+    "--out",
+    "o",
+    "--store",
+    "w.db",
+    "--bootstrap",
+    "50",
+    "--config",
+    "mg.toml",
+];
+
+/// The issue's "no repeated model call": a run whose subject and judge are a
+/// model, killed with SIGKILL while the server holds a request (three times,
+/// at points drawn from a seed), resumes to the uninterrupted run's files, and
+/// the server answered exactly the uninterrupted run's requests, each once.
+#[test]
+fn a_model_subject_run_killed_mid_eval_resumes_without_repeating_a_call() {
+    let whole_log = Arc::new(Mutex::new(Vec::new()));
+    let whole_server = hashing_server(Arc::clone(&whole_log));
+    let whole = model_workspace(&whole_server);
+    let out = run(whole.path(), &MODEL_ARGS);
+    assert!(out.contains("model subject loop"), "{out}");
+    assert!(out.contains("open answers: judge loop"), "{out}");
+    assert!(out.contains("rules backend: a lexical baseline"), "{out}");
+    let needed = whole_log.lock().unwrap().clone();
+    let n = needed.len();
+    // Identical questions (the same wording in two trees) are answered once
+    // and then from the response cache: calls = requests + cache hits.
+    let (calls, hits) = model_calls(&out);
+    assert_eq!(calls - hits, n, "{n} requests: {out}");
+    let mut unique = needed.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), n, "no body twice in the uninterrupted run");
+    // 319 questions, each asked once, plus the judge's grades of open answers.
+    assert!(n > 319, "{n}");
+    let expected = outputs(whole.path());
+    let report = String::from_utf8(expected[3].1.clone()).unwrap();
+    assert!(report.contains("\"subject\": \"loop\""), "{report}");
+    // A rerun is current and calls nothing.
+    let again = run(whole.path(), &MODEL_ARGS);
+    assert!(actions(&again).iter().all(|a| a.1 == "skipped"), "{again}");
+    assert_eq!(whole_server.counters().requests(), n as u64);
+
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let server = hashing_server(Arc::clone(&log));
+    let ws = model_workspace(&server);
+    let mut rng = Rng(7);
+    let mut kills = 0u64;
+    let mut answered_before = 0u64;
+    for _ in 0..3 {
+        // Answer some more requests, then hold the next one and kill the run.
+        let stop = answered_before + 1 + rng.below(n / 4) as u64;
+        server.hold_after(Some(stop));
+        let mut child = command(ws.path(), &MODEL_ARGS)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while server.counters().requests() < stop + kills + 1 {
+            assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "no request after the {stop}th"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+        answered_before = log.lock().unwrap().len() as u64;
+        assert_eq!(answered_before, stop, "the server answered up to the hold");
+    }
+    server.hold_after(None);
+    let out = run(ws.path(), &MODEL_ARGS);
+    assert!(out.contains("done: 1 of 1 films"), "{out}");
+    let eval = actions(&out)
+        .into_iter()
+        .find(|a| a.0 == "eval")
+        .expect("an eval line");
+    assert_eq!(eval.1, "resumed", "{out}");
+    for ((name, want), (_, got)) in expected.iter().zip(outputs(ws.path())) {
+        assert!(*want == got, "{name} differs from the uninterrupted run's");
+    }
+    let mut answered = log.lock().unwrap().clone();
+    let mut needed = needed;
+    answered.sort();
+    needed.sort();
+    assert_eq!(
+        answered, needed,
+        "every request answered once, none repeated"
+    );
+    assert_eq!(server.counters().requests(), n as u64 + kills);
+}
+
+/// (calls, cache hits) from the summary's "(N model calls, M from the cache)".
+fn model_calls(out: &str) -> (usize, usize) {
+    let at = out.find(" model calls, ").expect("a model calls figure");
+    let calls = out[..at]
+        .rsplit('(')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a call count");
+    let hits = out[at + " model calls, ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a cache hit count");
+    (calls, hits)
 }

@@ -12,7 +12,7 @@ use moviegraph::eval::subject::BASELINES;
 use moviegraph::screenplay::{self, Format};
 use moviegraph::store::Store;
 
-use super::pipeline::{Action, FilmOutcome, Pipeline, Progress, Stage, STAGES};
+use super::pipeline::{Action, Cast, FilmOutcome, Pipeline, Progress, Stage, STAGES};
 use super::run::run_films;
 use super::{emit, Outcome};
 
@@ -233,10 +233,12 @@ pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<Outcome> {
         corpus.push(dir);
     }
     let made = t.elapsed();
+    let cast = Cast::offline()?;
     let pipeline = |name: &str| Pipeline {
         out: ws.join(format!("out-{name}")),
         store: ws.join(format!("{name}.db")),
         subjects: BASELINES.iter().map(|s| s.to_string()).collect(),
+        cast: cast.clone(),
         seed: 0,
         bootstrap: a.bootstrap,
         until: Stage::Report,

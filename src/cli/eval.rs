@@ -154,6 +154,12 @@ struct Cast {
 /// Resolves `--subject` and `--judge` against the baselines and the configuration.
 fn cast(flags: &ModelFlags, config: &Config) -> anyhow::Result<Cast> {
     let baselines = BASELINES.join(", ");
+    if flags.subjects().len() > 1 {
+        bail!(
+            "`eval run` takes one --subject (got {}); `moviegraph run` evaluates several",
+            flags.subjects().join(", ")
+        );
+    }
     let subject = match flags.subject() {
         Some(name) => name.to_string(),
         None => config

@@ -511,7 +511,8 @@ fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
 const DROPS_SHOWN: usize = 10;
 
 /// The models serving a build's roles, and which of them are `rules` models.
-struct Chosen {
+#[derive(Debug, Clone)]
+pub(super) struct Chosen {
     generator: String,
     auditors: Vec<String>,
     adjudicator: String,
@@ -519,7 +520,7 @@ struct Chosen {
 }
 
 /// Reads the generator, auditors and adjudicator from the configuration.
-fn choose_roles(config: &moviegraph::llm::Config) -> anyhow::Result<Chosen> {
+pub(super) fn choose_roles(config: &moviegraph::llm::Config) -> anyhow::Result<Chosen> {
     use moviegraph::llm::{BackendKind, Role as LlmRole};
     let one = |role: LlmRole| -> anyhow::Result<String> {
         config.role(role).first().cloned().with_context(|| {
@@ -555,14 +556,14 @@ fn choose_roles(config: &moviegraph::llm::Config) -> anyhow::Result<Chosen> {
 }
 
 /// A build's roles, owned.
-struct OwnedRoles {
+pub(super) struct OwnedRoles {
     generator: Box<dyn Generator>,
     auditors: Vec<Box<dyn Auditor>>,
     adjudicator: Box<dyn Adjudicator>,
 }
 
 impl OwnedRoles {
-    fn roles(&self) -> Roles<'_> {
+    pub(super) fn roles(&self) -> Roles<'_> {
         Roles {
             generator: self.generator.as_ref(),
             auditors: self.auditors.iter().map(|a| a.as_ref()).collect(),
@@ -576,7 +577,7 @@ impl Chosen {
         self.rules.contains(name)
     }
 
-    fn needs_models(&self) -> bool {
+    pub(super) fn needs_models(&self) -> bool {
         std::iter::once(&self.generator)
             .chain(&self.auditors)
             .chain(std::iter::once(&self.adjudicator))
@@ -584,7 +585,7 @@ impl Chosen {
     }
 
     /// Which backend runs each role, for the build's first line.
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         if !self.needs_models() {
             return "rules backend: a lexical baseline, offline".to_owned();
         }
@@ -608,7 +609,17 @@ impl Chosen {
     }
 
     /// The native rules roles for `rules` models, model-backed roles for the rest.
-    fn open(&self, llm: Option<&moviegraph::llm::Llm>) -> anyhow::Result<OwnedRoles> {
+    pub(super) fn open(&self, llm: Option<&moviegraph::llm::Llm>) -> anyhow::Result<OwnedRoles> {
+        self.open_on(llm, None)
+    }
+
+    /// As [`Chosen::open`], the model roles driven on `runtime` when one is
+    /// given (else on a runtime of their own).
+    pub(super) fn open_on(
+        &self,
+        llm: Option<&moviegraph::llm::Llm>,
+        runtime: Option<std::sync::Arc<tokio::runtime::Runtime>>,
+    ) -> anyhow::Result<OwnedRoles> {
         use moviegraph::graph::model::{ModelAdjudicator, ModelAuditor, ModelGenerator};
         use moviegraph::llm::BlockingModel;
         let mut wanted = Vec::new();
@@ -633,7 +644,10 @@ impl Chosen {
             .then(|| handle(&self.adjudicator, "adjudicator"))
             .transpose()?;
         // One runtime for all the model roles of the build.
-        let models = BlockingModel::all(wanted).context("cannot start the async runtime")?;
+        let models = match runtime {
+            Some(rt) => BlockingModel::all_on(wanted, rt),
+            None => BlockingModel::all(wanted).context("cannot start the async runtime")?,
+        };
         let generator: Box<dyn Generator> = match g {
             Some(i) => Box::new(ModelGenerator::new(models[i].clone())),
             None => Box::new(RulesGenerator),

@@ -29,9 +29,10 @@ pub struct ModelFlags {
     /// Model for the adjudicator role.
     #[arg(long, value_name = "MODEL")]
     adjudicator: Option<String>,
-    /// Model for the subject role (the model under test).
-    #[arg(long, value_name = "MODEL")]
-    subject: Option<String>,
+    /// Model for the subject role (the model under test); `eval run` also
+    /// takes an offline baseline, and `run` several subjects (repeat the flag).
+    #[arg(long = "subject", value_name = "MODEL")]
+    subject: Vec<String>,
     /// Model for the judge role.
     #[arg(long, value_name = "MODEL")]
     judge: Option<String>,
@@ -47,7 +48,7 @@ impl ModelFlags {
         let single = [
             (Role::Generator, &self.generator),
             (Role::Adjudicator, &self.adjudicator),
-            (Role::Subject, &self.subject),
+            (Role::Subject, &self.subject.first().cloned()),
             (Role::Judge, &self.judge),
             (Role::Embedder, &self.embedder),
         ];
@@ -62,9 +63,14 @@ impl ModelFlags {
         Ok(Config::load(self.config.as_deref(), &overrides)?)
     }
 
-    /// The `--subject` value, if given.
+    /// The first `--subject` value, if given.
     pub fn subject(&self) -> Option<&str> {
-        self.subject.as_deref()
+        self.subject.first().map(String::as_str)
+    }
+
+    /// Every `--subject` value, in the order given.
+    pub fn subjects(&self) -> &[String] {
+        &self.subject
     }
 
     /// The `--judge` value, if given.
@@ -76,7 +82,7 @@ impl ModelFlags {
     /// other than a configured model (an offline baseline of `eval run`).
     pub fn without_subject(&self) -> ModelFlags {
         ModelFlags {
-            subject: None,
+            subject: Vec::new(),
             ..self.clone()
         }
     }

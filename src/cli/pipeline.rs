@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufRead, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -15,29 +15,31 @@ use clap::ValueEnum;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use moviegraph::align::{attach_shots, AlignOptions};
 use moviegraph::eval::metrics::{compute, BootstrapSettings, RunMetrics};
+use moviegraph::eval::model::{ModelJudge, ModelSubject};
 use moviegraph::eval::protocol::{load_run, run_stored_with, Display, RunEvent, RunOptions};
 use moviegraph::eval::score::NO_JUDGE_LABEL;
-use moviegraph::eval::subject::{baseline, fnv1a};
+use moviegraph::eval::subject::{baseline, fnv1a, Judge, Subject, BASELINES};
 use moviegraph::eval::{html, report};
 use moviegraph::graph::analysis::analyse;
-use moviegraph::graph::audit::{GroundingAuditor, RulesAdjudicator, SchemaTimeAuditor};
 use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles, Settings};
 use moviegraph::graph::export::to_json;
-use moviegraph::graph::generate::RulesGenerator;
 use moviegraph::graph::stats::{stats, Stats};
 use moviegraph::graph::Graph;
+use moviegraph::llm::{BackendKind, BlockingModel, Config, Llm, Role};
 use moviegraph::media::subtitles;
 use moviegraph::screenplay::compare::compare;
 use moviegraph::screenplay::{self, Format, Screenplay};
 use moviegraph::store::{AlignmentRecord, AlignmentSources, EvalRun, FilmId, InputFile, Store};
 use moviegraph::trees::facts::Facts;
-use moviegraph::trees::generate::{generate, GenerateOptions};
+use moviegraph::trees::generate::{generate_with, GenerateOptions};
 use moviegraph::trees::jsonl::{read_trees, write_trees};
+use moviegraph::trees::model::ModelWriter;
 use moviegraph::trees::rules::RulesWriter;
 use moviegraph::trees::schema::Tree;
 use moviegraph::trees::source::Source;
 use moviegraph::trees::validate::{is_valid, validate, Severity};
 
+use super::graph::{choose_roles, Chosen};
 use super::parse::summary;
 
 /// The stages, in pipeline order.
@@ -94,6 +96,101 @@ const TREES_MAX: usize = 30;
 const TREES_MIX: &str = "0.45,0.38,0.17";
 const TREES_SEED: u64 = 0;
 
+/// The models of a run, from its configuration: who serves each role of the
+/// graph, trees and eval stages. Any role may be on the offline `rules`
+/// backend; with every one there, nothing is called and no network is used.
+#[derive(Clone)]
+pub struct Cast {
+    /// The graph stage's generator, auditors and adjudicator.
+    pub graph: Chosen,
+    /// The trees stage's question writer when it is a model (else the rules templates).
+    pub trees: Option<String>,
+    /// The judge of open answers when it is a model (else the ROUGE-L fallback).
+    pub judge: Option<String>,
+    /// The model layer, one for the whole run, so each model's concurrency
+    /// limit holds across films; `None` when no role calls a model.
+    pub llm: Option<Llm>,
+    /// The runtime every model call of the run is driven on (one, so the
+    /// model layer's pooled connections stay valid from film to film).
+    pub runtime: Arc<tokio::runtime::Runtime>,
+}
+
+impl std::fmt::Debug for Cast {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cast")
+            .field("graph", &self.graph)
+            .field("trees", &self.trees)
+            .field("judge", &self.judge)
+            .field("llm", &self.llm.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Cast {
+    /// Every role on the offline backends.
+    pub fn offline() -> anyhow::Result<Cast> {
+        Cast::from_config(&Config::offline())
+    }
+
+    /// The roles `config` names; the model layer is opened later with
+    /// [`Cast::with_llm`] when [`Cast::needs_models`] says so.
+    pub fn from_config(config: &Config) -> anyhow::Result<Cast> {
+        let model = |role: Role| {
+            config.role(role).first().cloned().filter(|name| {
+                config
+                    .models
+                    .get(name)
+                    .is_some_and(|m| m.backend != BackendKind::Rules)
+            })
+        };
+        Ok(Cast {
+            graph: choose_roles(config)?,
+            trees: model(Role::Generator),
+            judge: model(Role::Judge),
+            llm: None,
+            runtime: Arc::new(
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                    .context("starting the async runtime")?,
+            ),
+        })
+    }
+
+    /// Does any role (or one of `subjects`) call a model?
+    pub fn needs_models(&self, subjects: &[String]) -> bool {
+        self.graph.needs_models()
+            || self.trees.is_some()
+            || self.judge.is_some()
+            || subjects.iter().any(|s| !BASELINES.contains(&s.as_str()))
+    }
+
+    /// The cast with its model layer.
+    pub fn with_llm(self, llm: Llm) -> Cast {
+        Cast {
+            llm: Some(llm),
+            ..self
+        }
+    }
+
+    /// Dollars spent on model calls by this run so far (every film).
+    pub fn cost(&self) -> f64 {
+        self.llm.as_ref().map_or(0.0, Llm::spent)
+    }
+
+    fn llm(&self) -> anyhow::Result<&Llm> {
+        self.llm
+            .as_ref()
+            .context("a role needs a model but the model layer is not open")
+    }
+
+    /// A model's settings identity, for a stage's fingerprint.
+    fn identity(&self, name: &str, role: Role) -> anyhow::Result<String> {
+        Ok(self.llm()?.model(name, role.name())?.settings_identity())
+    }
+}
+
 /// Settings shared by every film of one `run`.
 #[derive(Debug, Clone)]
 pub struct Pipeline {
@@ -101,8 +198,10 @@ pub struct Pipeline {
     pub out: PathBuf,
     /// The store.
     pub store: PathBuf,
-    /// Subjects of the eval stage (offline baselines by name).
+    /// Subjects of the eval stage: offline baselines or configured models, by name.
     pub subjects: Vec<String>,
+    /// Who serves the model roles.
+    pub cast: Cast,
     /// Seed of the random baseline.
     pub seed: u64,
     /// Bootstrap resamples of the report.
@@ -168,8 +267,6 @@ pub struct FilmOutcome {
     pub metrics: Vec<RunMetrics>,
     /// The report folder.
     pub report: Option<PathBuf>,
-    /// Model cost in dollars (every stage here runs offline: 0).
-    pub cost: f64,
 }
 
 /// How `MOVIEGRAPH_RUN_EVENTS` asks the run to show its steps: a test hook.
@@ -234,6 +331,7 @@ impl Progress {
             bar,
             film: film.to_owned(),
             stage: Stage::Parse,
+            backend: String::new(),
             progress: self,
         }
     }
@@ -260,16 +358,26 @@ struct FilmBar<'a> {
     bar: ProgressBar,
     film: String,
     stage: Stage,
+    backend: String,
     progress: &'a Progress,
 }
 
 impl FilmBar<'_> {
     fn stage(&mut self, stage: Stage, backend: &str, len: usize, cost: f64) {
         self.stage = stage;
+        self.backend = backend.to_owned();
         self.bar.reset();
         self.bar.set_length(len as u64);
-        self.bar
-            .set_message(format!("{:<6} {backend} · ${cost:.2}", stage.name()));
+        self.show_cost(cost);
+    }
+
+    /// The message: the stage, its backend, and the run's model cost so far.
+    fn show_cost(&self, cost: f64) {
+        self.bar.set_message(format!(
+            "{:<6} {} · ${cost:.2}",
+            self.stage.name(),
+            self.backend
+        ));
     }
 
     fn inc(&self, n: u64) {
@@ -373,6 +481,8 @@ struct Film<'a> {
     out: FilmOutcome,
     /// Fingerprints of the stages so far.
     fps: BTreeMap<Stage, String>,
+    /// The graph build's settings key, once the graph stage has worked it out.
+    graph_key: Option<String>,
 }
 
 impl Film<'_> {
@@ -478,20 +588,6 @@ impl Film<'_> {
     }
 }
 
-/// The graph roles of `moviegraph run`: the offline rules backend, as `graph build`.
-fn rules_roles<'r>(
-    g: &'r RulesGenerator,
-    a1: &'r GroundingAuditor,
-    a2: &'r SchemaTimeAuditor,
-    adj: &'r RulesAdjudicator,
-) -> Roles<'r> {
-    Roles {
-        generator: g,
-        auditors: vec![a1, a2],
-        adjudicator: Some(adj),
-    }
-}
-
 /// The build key `graph::build` will use for these roles and options.
 fn settings_key(roles: &Roles<'_>, opts: &BuildOptions) -> String {
     Settings::of(roles, opts).key()
@@ -554,6 +650,7 @@ pub fn run_film(dir: &Path, p: &Pipeline, progress: &Progress) -> anyhow::Result
             ..FilmOutcome::default()
         },
         fps: BTreeMap::new(),
+        graph_key: None,
     };
     let play = parse_stage(&mut film, &versions)?;
     if p.until > Stage::Parse {
@@ -819,21 +916,22 @@ fn stages_after_parse(
 
 fn graph_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
     let t = Instant::now();
-    let (g, a1, a2, adj) = (
-        RulesGenerator,
-        GroundingAuditor,
-        SchemaTimeAuditor,
-        RulesAdjudicator,
-    );
-    let roles = rules_roles(&g, &a1, &a2, &adj);
+    let p = film.p;
+    let cast = &p.cast;
+    let owned = cast
+        .graph
+        .open_on(cast.llm.as_ref(), Some(Arc::clone(&cast.runtime)))?;
+    let roles = owned.roles();
     let mut opts = BuildOptions::default();
     let key = settings_key(&roles, &opts);
+    film.graph_key = Some(key.clone());
     let json_path = film.out_path(&format!("graphs/{}.json", film.slug));
     let mut inputs = BTreeMap::new();
     inputs.insert("align".to_owned(), film.upstream(Stage::Align));
     inputs.insert("settings".to_owned(), key.clone());
     let (fp, plan) = film.plan(Stage::Graph, &inputs, std::slice::from_ref(&json_path))?;
-    let backend = "rules backend: a lexical baseline, offline";
+    let backend = cast.graph.describe();
+    let backend = backend.as_str();
     let (why, fresh) = match plan {
         Plan::Skip => {
             let build = film.store.graph_build(film.id, &key)?;
@@ -864,7 +962,8 @@ fn graph_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         play: &play,
         blocks: &blocks,
     };
-    film.bar.stage(Stage::Graph, backend, blocks.len(), 0.0);
+    film.bar
+        .stage(Stage::Graph, backend, blocks.len(), film.p.cast.cost());
     // A build is committed block by block; running it in slices is what lets the bar
     // move (and a test stop it) without reaching into the graph stage. Each slice
     // re-reads the build's candidates, so a tenth of the film at a time.
@@ -885,6 +984,7 @@ fn graph_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         built += r.processed;
         candidates += r.candidates;
         if r.processed > 0 {
+            film.bar.show_cost(film.p.cast.cost());
             film.bar.inc(r.processed as u64);
         }
         if r.complete || r.processed == 0 {
@@ -937,17 +1037,28 @@ fn trees_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         seed: TREES_SEED,
         ..GenerateOptions::default()
     };
+    let p = film.p;
+    let writer_id = match &p.cast.trees {
+        Some(name) => format!("model {}", p.cast.identity(name, Role::Generator)?),
+        None => "rules".to_owned(),
+    };
     let mut inputs = BTreeMap::new();
     inputs.insert("graph".to_owned(), film.upstream(Stage::Graph));
     inputs.insert(
         "settings".to_owned(),
         format!(
-            "generator rules; depth {}; max trees {}; mix {TREES_MIX}; seed {}; {} single / {} multi options",
+            "generator {writer_id}; depth {}; max trees {}; mix {TREES_MIX}; seed {}; {} single / {} multi options",
             opts.depth, opts.max_trees, opts.seed, opts.single_options, opts.multi_options
         ),
     );
     let (fp, plan) = film.plan(Stage::Trees, &inputs, std::slice::from_ref(&path))?;
-    let backend = "rules templates, a baseline, offline";
+    let backend = match &p.cast.trees {
+        Some(name) => format!(
+            "model {name} (each question checked against the graph; rules wording where it fails)"
+        ),
+        None => "rules templates, a baseline, offline".to_owned(),
+    };
+    let backend = backend.as_str();
     let why = match plan {
         Plan::Skip => {
             let trees = read_trees(&path)?;
@@ -963,15 +1074,12 @@ fn trees_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         Plan::Run { why, .. } => why,
     };
     film.begin(Stage::Trees, &fp, &inputs)?;
-    film.bar.stage(Stage::Trees, backend, 2, 0.0);
+    film.bar.stage(Stage::Trees, backend, 2, p.cast.cost());
     // As `trees generate`: the graph of the film's build, the blocks of its alignment.
-    let (g, a1, a2, adj) = (
-        RulesGenerator,
-        GroundingAuditor,
-        SchemaTimeAuditor,
-        RulesAdjudicator,
-    );
-    let key = settings_key(&rules_roles(&g, &a1, &a2, &adj), &BuildOptions::default());
+    let key = film
+        .graph_key
+        .clone()
+        .context("the trees stage runs after the graph stage")?;
     let build_id = film.store.graph_build(film.id, &key)?;
     let graph = Graph::assemble(&film.slug, &film.store.graph_candidates(build_id)?);
     let (play, blocks, _) = super::graph::load(&film.dir, None, &film.store, &film.slug)
@@ -982,7 +1090,25 @@ fn trees_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
     }
     let facts = Facts::new(&graph);
     let analysis = analyse(&graph);
-    let generated = generate(&facts, &analysis, &source, &RulesWriter, &opts);
+    let generated = match &p.cast.trees {
+        Some(name) => {
+            let handle = p.cast.llm()?.model(name, Role::Generator.name())?;
+            let model = BlockingModel::all_on(vec![handle], Arc::clone(&p.cast.runtime))
+                .pop()
+                .context("no model handle")?;
+            let writer = ModelWriter::new(model);
+            generate_with(
+                &facts,
+                &analysis,
+                &source,
+                &writer,
+                Some(&RulesWriter),
+                &opts,
+            )
+        }
+        None => generate_with(&facts, &analysis, &source, &RulesWriter, None, &opts),
+    };
+    film.bar.show_cost(p.cast.cost());
     film.bar.inc(1);
     let mut kept: Vec<Tree> = Vec::new();
     let mut problems_text = String::new();
@@ -1023,16 +1149,60 @@ fn trees_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
 
 fn eval_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
     let t = Instant::now();
+    let p = film.p;
+    let cast = &p.cast;
     let path = film.out_path(&format!("trees/{}.jsonl", film.slug));
+    let is_model = |name: &str| !BASELINES.contains(&name);
     let mut inputs = BTreeMap::new();
     inputs.insert("trees".to_owned(), film.upstream(Stage::Trees));
-    inputs.insert("subjects".to_owned(), film.p.subjects.join(","));
-    inputs.insert("seed".to_owned(), film.p.seed.to_string());
-    inputs.insert("judge".to_owned(), "none".to_owned());
+    inputs.insert("subjects".to_owned(), p.subjects.join(","));
+    for name in p.subjects.iter().filter(|n| is_model(n)) {
+        inputs.insert(
+            format!("subject {name}"),
+            cast.identity(name, Role::Subject)?,
+        );
+    }
+    inputs.insert("seed".to_owned(), p.seed.to_string());
+    inputs.insert(
+        "judge".to_owned(),
+        match &cast.judge {
+            Some(name) => cast.identity(name, Role::Judge)?,
+            None => "none".to_owned(),
+        },
+    );
     let (fp, mut plan) = film.plan(Stage::Eval, &inputs, &[])?;
-    let subjects = film.p.subjects.join(", ");
-    let backend =
-        format!("offline baselines {subjects} (not reasoners); open answers: {NO_JUDGE_LABEL}");
+    let (model_names, baselines): (Vec<&String>, Vec<&String>) =
+        p.subjects.iter().partition(|n| is_model(n));
+    let join = |names: &[&String]| {
+        names
+            .iter()
+            .map(|n| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut described = Vec::new();
+    if !model_names.is_empty() {
+        described.push(format!("model subject {}", join(&model_names)));
+    }
+    match baselines.len() {
+        0 => {}
+        1 => described.push(format!(
+            "offline baseline {} (not a reasoner)",
+            join(&baselines)
+        )),
+        _ => described.push(format!(
+            "offline baselines {} (not reasoners)",
+            join(&baselines)
+        )),
+    }
+    let backend = format!(
+        "{}; open answers: {}",
+        described.join(", "),
+        match &cast.judge {
+            Some(name) => format!("judge {name}"),
+            None => NO_JUDGE_LABEL.to_owned(),
+        }
+    );
     if matches!(plan, Plan::Skip) {
         let rec = film.store.run_stage(film.id, Stage::Eval.name())?;
         let mut runs: Vec<(String, String)> = rec
@@ -1067,44 +1237,64 @@ fn eval_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
     film.begin(Stage::Eval, &fp, &inputs)?;
     let trees = read_trees(&path)?;
     let questions: usize = trees.iter().map(|t| t.nodes.len()).sum();
+    let models = p.subjects.iter().any(|n| is_model(n));
     film.bar.stage(
         Stage::Eval,
-        "offline baselines",
-        questions * film.p.subjects.len(),
-        0.0,
+        if models {
+            "subjects"
+        } else {
+            "offline baselines"
+        },
+        questions * p.subjects.len(),
+        cast.cost(),
     );
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .context("starting the async runtime")?;
+    let judge = match &cast.judge {
+        Some(name) => Some(ModelJudge::new(
+            cast.llm()?.model(name, Role::Judge.name())?,
+        )),
+        None => None,
+    };
+    let workspace = std::env::current_dir().context("reading the working directory")?;
     let (mut answers, mut asked) = (0, 0);
     let mut outputs = BTreeMap::new();
     let mut runs = Vec::new();
-    for name in &film.p.subjects {
-        let subject = baseline(name, film.p.seed)
-            .with_context(|| format!("subject {name:?} is not an offline baseline"))?;
-        let id = run_id(name, film.p.seed, &trees)?;
+    for name in &p.subjects {
+        let subject: Box<dyn Subject> = match baseline(name, p.seed) {
+            Some(b) => b,
+            None => Box::new(ModelSubject::new(
+                cast.llm()?.model(name, Role::Subject.name())?,
+                workspace.clone(),
+            )),
+        };
+        let id = run_id(name, p.seed, &trees)?;
         let run = EvalRun {
             id: id.clone(),
             subject: subject.name().to_string(),
-            judge: None,
+            judge: cast.judge.clone(),
             text_only: false,
-            seed: film.p.seed,
+            seed: p.seed,
             source: path.display().to_string(),
         };
         let bar = &film.bar;
-        let done = runtime
+        let done = cast
+            .runtime
             .block_on(run_stored_with(
                 &film.store,
                 &run,
                 &trees,
                 subject.as_ref(),
-                None,
+                judge.as_ref().map(|j| j as &dyn Judge),
                 RunOptions {
                     display: Display::Original,
                     jobs: 1,
                 },
                 &|event| match event {
-                    RunEvent::Answered { .. } => bar.inc(1),
+                    RunEvent::Answered { .. } => {
+                        if models {
+                            bar.show_cost(cast.cost());
+                        }
+                        bar.inc(1)
+                    }
                     RunEvent::TreeDone { replayed, .. } if replayed > 0 => {
                         bar.bar.inc(replayed as u64)
                     }
@@ -1120,7 +1310,7 @@ fn eval_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
     film.out.runs = runs;
     let detail = format!(
         "{backend}: {} runs, {answers} answers ({asked} asked now, {} from an earlier start)",
-        film.p.subjects.len(),
+        p.subjects.len(),
         answers - asked
     );
     film.done(Stage::Eval, &fp, &outputs)?;

@@ -9,13 +9,25 @@ use std::time::Instant;
 use anyhow::bail;
 use clap::Args;
 use moviegraph::eval::subject::BASELINES;
+use moviegraph::llm::{BackendKind, Config, Role};
 use moviegraph::store::{self, Store};
 
-use super::pipeline::{render_film, run_film, FilmOutcome, Pipeline, Progress, Stage};
+use super::models::ModelFlags;
+use super::pipeline::{render_film, run_film, Cast, FilmOutcome, Pipeline, Progress, Stage};
 use super::{emit, Outcome};
 
 /// Run the whole pipeline on film folders: parse → align → graph → trees → eval →
 /// report, offline by default.
+///
+/// Offline (no configuration, or every role on the `rules` backend) the graph
+/// and trees are the rules baselines and the subjects are the offline
+/// baselines random, first-option and lexical: figures to beat, not
+/// reasoners. A configuration (`--config`, or ./moviegraph.toml) puts models on
+/// any role: generator, auditors and adjudicator build the graph, the
+/// generator also words the questions, the judge scores open answers, and
+/// `--subject` (or the configured subject role) names the model under test.
+/// The model layer caches every answer in the store, so a rerun or a resumed
+/// run repeats no call; `--max-cost` caps the run's spending.
 ///
 /// A film folder holds the screenplay as `script.fountain`, `script.fdx` and/or
 /// `script.txt` (any one is enough; every version present is parsed and the
@@ -52,10 +64,15 @@ pub struct RunArgs {
     /// Films processed at once (each on its own thread).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=64))]
     jobs: u64,
-    /// Subject of the eval stage (repeat for several): random, first-option,
-    /// lexical — offline baselines, not reasoners. Default: all three.
-    #[arg(long = "subject", value_name = "NAME")]
-    subjects: Vec<String>,
+    /// The configuration and role overrides. `--subject` (repeat for several)
+    /// takes an offline baseline — random, first-option, lexical — or a
+    /// configured model. Default: the configured subject role when it is a
+    /// model, else the three baselines.
+    #[command(flatten)]
+    models: ModelFlags,
+    /// Stop calling models once the run has spent this many dollars.
+    #[arg(long, value_name = "DOLLARS")]
+    max_cost: Option<f64>,
     /// Seed of the random baseline.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -68,34 +85,77 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    fn pipeline(&self) -> Pipeline {
-        Pipeline {
+    /// The settings of the run, with the model layer opened when a role needs it.
+    fn pipeline(&self) -> anyhow::Result<Pipeline> {
+        // `--subject` may name a baseline, which the configuration does not know.
+        let flags = self.models.without_subject();
+        let config = flags.load()?;
+        let subjects = subjects(self.models.subjects(), &config)?;
+        let store = store::resolve_path(self.store.as_deref());
+        let mut cast = Cast::from_config(&config)?;
+        if cast.needs_models(&subjects) {
+            // Open once here so the migrations run before the model layer's connection.
+            drop(Store::open(&store)?);
+            cast = cast.with_llm(flags.open_llm(&store, "run", self.max_cost)?);
+        }
+        Ok(Pipeline {
             out: self.out.clone(),
-            store: store::resolve_path(self.store.as_deref()),
-            subjects: if self.subjects.is_empty() {
-                BASELINES.iter().map(|s| s.to_string()).collect()
-            } else {
-                self.subjects.clone()
-            },
+            store,
+            subjects,
+            cast,
             seed: self.seed,
             bootstrap: self.bootstrap,
             until: self.until,
-        }
+        })
     }
+}
+
+/// The eval stage's subjects: those given, else the configured subject role
+/// when it is a model, else the three offline baselines. Each must be a
+/// baseline or a configured model off the rules backend.
+fn subjects(given: &[String], config: &Config) -> anyhow::Result<Vec<String>> {
+    let is_model = |name: &str| {
+        config
+            .models
+            .get(name)
+            .is_some_and(|m| m.backend != BackendKind::Rules)
+    };
+    let chosen: Vec<String> = if !given.is_empty() {
+        given.to_vec()
+    } else if let Some(name) = config.role(Role::Subject).first().filter(|n| is_model(n)) {
+        vec![name.clone()]
+    } else {
+        BASELINES.iter().map(|s| s.to_string()).collect()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for s in &chosen {
+        if !seen.insert(s) {
+            bail!("subject {s:?} is named twice");
+        }
+        if BASELINES.contains(&s.as_str()) || is_model(s) {
+            continue;
+        }
+        if config.models.contains_key(s) {
+            bail!(
+                "subject {s:?} is on the rules backend, which answers no questions; pass an offline \
+                 baseline ({}) or a model configured in {}",
+                BASELINES.join(", "),
+                config.source.display()
+            );
+        }
+        bail!(
+            "subject {s:?} is neither an offline baseline ({}) nor a model configured in {} \
+             (see moviegraph.example.toml)",
+            BASELINES.join(", "),
+            config.source.display()
+        );
+    }
+    Ok(chosen)
 }
 
 /// Runs the pipeline on every film folder, `--jobs` at a time, and prints a summary.
 pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<Outcome> {
-    let p = args.pipeline();
-    for s in &p.subjects {
-        if !BASELINES.contains(&s.as_str()) {
-            bail!(
-                "subject {s:?}: `moviegraph run` evaluates the offline baselines ({}); \
-                 evaluate a model subject with `moviegraph eval run`",
-                BASELINES.join(", ")
-            );
-        }
-    }
+    let p = args.pipeline()?;
     let mut seen = std::collections::BTreeMap::new();
     for dir in &args.film_dirs {
         if let Some(other) = seen.insert(super::graph::film_slug(dir), dir) {
@@ -162,7 +222,7 @@ fn summary(
 ) -> (String, Outcome, usize) {
     let mut out = String::new();
     let mut outcome = Outcome::Success;
-    let (mut failed, mut cost, mut trees, mut questions) = (0, 0.0, 0, 0);
+    let (mut failed, mut trees, mut questions) = (0, 0, 0);
     let mut reports = Vec::new();
     let mut runs = Vec::new();
     for (dir, r) in dirs.iter().zip(results) {
@@ -170,7 +230,6 @@ fn summary(
             Ok(o) => {
                 let _ = writeln!(out, "film {} ({})", o.film, dir.display());
                 out.push_str(&render_film(o));
-                cost += o.cost;
                 if let Some((t, q)) = o.trees {
                     trees += t;
                     questions += q;
@@ -189,9 +248,22 @@ fn summary(
             }
         }
     }
+    let models = match &p.cast.llm {
+        Some(llm) => {
+            let st = llm.stats();
+            format!(
+                "model cost ${:.4} ({} model calls, {} from the cache)",
+                p.cast.cost(),
+                st.calls,
+                st.cache_hits
+            )
+        }
+        None => "model cost $0.00 (every stage ran on its offline baseline: no model, no network)"
+            .to_owned(),
+    };
     let _ = writeln!(
         out,
-        "done: {} of {} films in {:.2} s; {trees} trees, {questions} questions; store {}; model cost ${cost:.2} (every stage ran on its offline baseline: no model, no network)",
+        "done: {} of {} films in {:.2} s; {trees} trees, {questions} questions; store {}; {models}",
         dirs.len() - failed,
         dirs.len(),
         elapsed.as_secs_f64(),

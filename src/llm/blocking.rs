@@ -54,6 +54,21 @@ impl BlockingModel {
             .collect())
     }
 
+    /// Wraps several handles on a runtime the caller owns (a multi-thread
+    /// runtime may be shared by threads that each block on their own calls).
+    pub fn all_on(
+        handles: Vec<ModelHandle>,
+        runtime: Arc<tokio::runtime::Runtime>,
+    ) -> Vec<BlockingModel> {
+        handles
+            .into_iter()
+            .map(|handle| BlockingModel {
+                handle,
+                runtime: Arc::clone(&runtime),
+            })
+            .collect()
+    }
+
     /// The wrapped handle (model name, config, role).
     pub fn handle(&self) -> &ModelHandle {
         &self.handle

@@ -604,6 +604,22 @@ impl ModelHandle {
         &self.model.config
     }
 
+    /// What identifies this model in a stage's settings (a graph build's key,
+    /// `run`'s fingerprints): its name, backend, model and sampling values as
+    /// JSON; not the server address, which may move.
+    pub fn settings_identity(&self) -> String {
+        let c = self.config();
+        serde_json::json!({
+            "name": self.name(),
+            "backend": c.backend.name(),
+            "model": c.model.as_deref().unwrap_or(self.name()),
+            "temperature": c.temperature,
+            "max_tokens": c.max_tokens,
+            "seed": c.seed,
+        })
+        .to_string()
+    }
+
     /// The role label its calls are logged under.
     pub fn role(&self) -> &str {
         &self.role

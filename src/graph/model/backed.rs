@@ -9,8 +9,6 @@
 
 use std::path::Path;
 
-use serde_json::json;
-
 use crate::graph::model::{
     adjudicator_prompt, audit_prompt, generator_prompt, parse_adjudication, parse_audit,
     parse_generator, Prompt,
@@ -24,20 +22,10 @@ use crate::llm::BlockingModel;
 /// break is re-asked by the model layer itself).
 const VERDICT_REPAIRS: usize = 2;
 
-/// What identifies a role's model in the build settings: its name, backend,
-/// model and sampling values (not the server address, which may move).
+/// What identifies a role's model in the build settings (see
+/// [`ModelHandle::settings_identity`](crate::llm::ModelHandle::settings_identity)).
 fn identity(model: &BlockingModel) -> String {
-    let h = model.handle();
-    let c = h.config();
-    json!({
-        "name": h.name(),
-        "backend": c.backend.name(),
-        "model": c.model.as_deref().unwrap_or(h.name()),
-        "temperature": c.temperature,
-        "max_tokens": c.max_tokens,
-        "seed": c.seed,
-    })
-    .to_string()
+    model.handle().settings_identity()
 }
 
 /// The MIME type of a keyframe, from its extension.
@@ -214,6 +202,7 @@ impl Adjudicator for ModelAdjudicator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn keyframes_that_cannot_be_read_are_skipped_and_the_rest_attached() {
