@@ -118,6 +118,13 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
     // Backspace clears an unconfirmed choice; A is the answer given.
     tmux.keys(&["BSpace", "a"]);
     tmux.wait_for("Your answer: A");
+    // Explore mode (gold) stays locked while the run has questions left.
+    tmux.keys(&["Tab"]);
+    let screen = tmux.wait_for("it opens once this test run is complete");
+    assert!(
+        screen.contains("TEST mode") && !screen.contains("[GOLD]"),
+        "{screen}"
+    );
     tmux.keys(&["Enter"]);
     tmux.wait_for("node n2");
     // Quit in the middle: the answer to n1 is stored, the walker says how to resume.

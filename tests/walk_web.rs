@@ -56,6 +56,10 @@ impl Drop for Server {
 }
 
 fn serve(root: &Path) -> Server {
+    serve_with(root, &[])
+}
+
+fn serve_with(root: &Path, extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
         .args([
             "walk",
@@ -66,6 +70,7 @@ fn serve(root: &Path) -> Server {
             "--store",
             "ws.db",
         ])
+        .args(extra)
         .current_dir(root)
         .env_remove("MOVIEGRAPH_STORE")
         .stdout(Stdio::piped())
@@ -155,12 +160,40 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
     let root = ws.path();
     let server = serve(root);
     let addr = server.addr.as_str();
+    // An explore walker beside it: gold answers live only there.
+    let explorer = serve_with(root, &["--explore"]);
+    let explore_addr = explorer.addr.as_str();
 
     // Index and explore pages: plain HTML, no external reference.
     let (status, _, index) = http(addr, "GET", "/", None);
     assert_eq!(status, 200);
-    assert!(index.contains("tiny/t1"));
-    let (status, _, explore) = http(addr, "GET", "/explore/0/n1", None);
+    assert!(
+        index.contains("1 trees") && index.contains("Annotator"),
+        "{index}"
+    );
+    assert!(!index.contains("/explore/"), "a test walker links no gold");
+    let (status, _, refused) = http(addr, "GET", "/explore/0/n1", None);
+    assert_eq!(status, 403, "a test walker serves no gold");
+    assert!(refused.contains("--explore") && !refused.contains("plausible motive"));
+    let (status, _, explore_index) = http(explore_addr, "GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(explore_index.contains("tiny/t1") && !explore_index.contains("Annotator"));
+    for (method, path, body) in [
+        ("POST", "/test", Some("annotator=eve")),
+        ("GET", "/test/eve", None),
+        (
+            "POST",
+            "/test/eve/answer",
+            Some("tree=tiny%2Ft1&node=n1&choice=A"),
+        ),
+    ] {
+        let (status, _, _) = http(explore_addr, method, path, body);
+        assert_eq!(
+            status, 403,
+            "an explore walker records no test: {method} {path}"
+        );
+    }
+    let (status, _, explore) = http(explore_addr, "GET", "/explore/0/n1", None);
     assert_eq!(status, 200);
     assert!(
         explore.contains("gold") && explore.contains("plausible motive the film does not support")
@@ -169,7 +202,7 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
         explore.contains("mental_state:mara-believes-key-lost"),
         "graph elements shown"
     );
-    for page in [&index, &explore] {
+    for page in [&index, &explore_index, &explore] {
         assert!(
             !page.contains("http://") && !page.contains("https://") && !page.contains("<script")
         );
@@ -238,7 +271,7 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
                 &chromium,
                 profile.path(),
                 &shot,
-                &format!("http://{addr}/explore/0/n1"),
+                &format!("http://{explore_addr}/explore/0/n1"),
             );
             assert!(ok, "chromium ran");
             let bytes = std::fs::read(&shot).unwrap();
@@ -249,6 +282,7 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
         }
     }
     drop(server);
+    drop(explorer);
 
     // The stored runs: subject human, annotators named, scored by the eval code.
     let trees = read_trees(&root.join("trees/tiny.jsonl")).unwrap();

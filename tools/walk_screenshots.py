@@ -30,16 +30,18 @@ def chromium(url, out, size="1200,900"):
 
 
 def web(binary, store):
-    server = subprocess.Popen(
-        [binary, "walk", "--serve", "--port", "0", TREES, "--store", store],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        addr = server.stdout.readline().strip().removeprefix("listening on ")
-        chromium(addr + "test/demo", "docs/walk-web.png")
-        chromium(addr + "explore/0/n1", "docs/walk-web-explore.png")
-    finally:
-        server.kill()
-        server.wait()
+    # A test walker and an explore walker: one walker never serves both modes.
+    for extra, page, out in [([], "test/demo", "docs/walk-web.png"),
+                             (["--explore"], "explore/0/n1", "docs/walk-web-explore.png")]:
+        server = subprocess.Popen(
+            [binary, "walk", "--serve", "--port", "0", TREES, "--store", store] + extra,
+            stdout=subprocess.PIPE, text=True)
+        try:
+            addr = server.stdout.readline().strip().removeprefix("listening on ")
+            chromium(addr + page, out)
+        finally:
+            server.kill()
+            server.wait()
 
 
 SGR = re.compile(r"\x1b\[([0-9;]*)m")

@@ -28,7 +28,11 @@ pub struct WalkArgs {
     /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
     #[arg(long)]
     store: Option<PathBuf>,
-    /// Start the terminal walker in explore mode (Tab switches).
+    /// Explore mode: any branch, with gold answers and the graph behind each
+    /// question; nothing is recorded. A test walker never shows it while its run
+    /// has questions left (the terminal walker opens it with Tab once the run is
+    /// complete; the web walker serves one mode only), so a recorded human run is
+    /// always blind.
     #[arg(long)]
     explore: bool,
     /// Serve the walker as a local web app instead of the terminal UI.
@@ -89,6 +93,7 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
                     store_path,
                     source,
                     annotator: args.annotator.clone(),
+                    explore: args.explore,
                 },
             )
             .await

@@ -197,24 +197,42 @@ impl App {
             KeyCode::Esc => self.quit = true,
             KeyCode::Char('c') if ctrl => self.quit = true,
             KeyCode::Char('p') if ctrl => self.show_path = !self.show_path,
-            KeyCode::Tab => {
-                self.mode = match self.mode {
-                    Mode::Test => Mode::Explore,
-                    Mode::Explore => Mode::Test,
-                };
-                self.scroll = 0;
-                if self.mode == Mode::Test {
-                    if let Err(e) = self.start_session() {
-                        self.status = e.to_string();
-                    }
+            KeyCode::Tab => match self.switch_refused() {
+                Some(why) => self.status = why.to_owned(),
+                None => {
+                    self.mode = match self.mode {
+                        Mode::Test => Mode::Explore,
+                        Mode::Explore => Mode::Test,
+                    };
+                    self.scroll = 0;
+                    self.status.clear();
                 }
-            }
+            },
             KeyCode::PageDown => self.scroll = self.scroll.saturating_add(10),
             KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
             _ => match self.mode {
                 Mode::Test => self.on_test_key(key),
                 Mode::Explore => self.on_explore_key(key),
             },
+        }
+    }
+
+    /// Why Tab may not switch modes now, if it may not. Explore mode shows gold
+    /// answers, so a person may not see it while their test run has questions
+    /// left, nor start a test after seeing it: either would make the recorded
+    /// run something other than a blind human baseline.
+    fn switch_refused(&self) -> Option<&'static str> {
+        match (self.mode, &self.session) {
+            (Mode::Test, Some(_)) if !matches!(self.finished, Some(Ok(_))) => Some(
+                "explore mode shows gold answers: it opens once this test run is complete \
+                 (or run `walk --explore` alone)",
+            ),
+            (Mode::Test, _) => None,
+            (Mode::Explore, Some(_)) => None,
+            (Mode::Explore, None) => Some(
+                "this walker has shown gold answers, so it records no test; to take the test, \
+                 start `moviegraph walk` without --explore",
+            ),
         }
     }
 
@@ -398,12 +416,12 @@ impl App {
         );
         let help = match self.mode {
             Mode::Test => {
-                "letters: choose (multi: toggle) · typed text for open · Enter: confirm · \
-                 Backspace: clear · Ctrl-P: path · Tab: explore · PgUp/PgDn: scroll · Esc: quit"
+                "letters: choose/toggle · type: open answer · Enter: confirm · Backspace: clear · \
+                 Ctrl-P: path · Tab: explore · Esc: quit"
             }
             Mode::Explore => {
                 "letter: follow that option (open: c/i) · Backspace: back · Home: root · \
-                 Up/Down: tree · Ctrl-P: path · Tab: test · Esc: quit"
+                 Up/Down: tree · Ctrl-P: path · Esc: quit"
             }
         };
         frame.render_widget(

@@ -5,7 +5,9 @@
 //! Routes: `/` (trees, start a test), `/test/{annotator}` (the question waiting for
 //! that person, answered by a POST to `/test/{annotator}/answer`), `/explore/{tree}/{node}`
 //! (gold, distractor reasons, graph elements, branches) and `/keyframes/{path}` (only the
-//! images the trees reference, see [`super::keyframes`]). Each annotator's test is a
+//! images the trees reference, see [`super::keyframes`]). A walker serves test mode or,
+//! started with `--explore`, explore mode, never both: the other mode's routes answer
+//! 403 with how to start the right walker. Each annotator's test is a
 //! [`TestSession`] kept for the server's lifetime; a restarted server resumes it from
 //! the store.
 
@@ -40,6 +42,27 @@ pub struct WebOptions {
     pub source: String,
     /// The annotator name the start form suggests.
     pub annotator: Option<String>,
+    /// Serve explore mode (gold answers) instead of test mode. One walker never
+    /// serves both, so nobody taking a test can open a page with the answers.
+    pub explore: bool,
+}
+
+/// The page a test walker answers for `/explore/…`, and an explore walker for `/test…`.
+fn wrong_walker(state: &WebState) -> Response {
+    let text = if state.options.explore {
+        "This walker serves explore mode, which shows gold answers, so it records no test. \
+         To take the test, start another walker without <code>--explore</code>: \
+         <code>moviegraph walk --serve TREES</code>."
+    } else {
+        "Explore mode shows gold answers, so a walker that people take tests on does not serve it. \
+         To browse the trees with their answers, start a separate walker: \
+         <code>moviegraph walk --serve --explore --port 8081 TREES</code>."
+    };
+    (
+        StatusCode::FORBIDDEN,
+        page("not in this walker", &format!("<p>{text}</p>")),
+    )
+        .into_response()
 }
 
 struct WebSession {
@@ -154,6 +177,15 @@ fn keyframe_imgs(paths: &[String], keyframes: &Keyframes) -> String {
 
 async fn index(State(state): State<Arc<WebState>>) -> Html<String> {
     let mut body = String::from("<h1>moviegraph walk</h1>");
+    if !state.options.explore {
+        test_index(&state, &mut body);
+        return page("moviegraph walk", &body);
+    }
+    explore_index(&state, &mut body);
+    page("moviegraph walk", &body)
+}
+
+fn test_index(state: &WebState, body: &mut String) {
     let _ = write!(
         body,
         "<h2>Test mode</h2><p>The two-phase protocol exactly as <code>eval run</code> runs it; \
@@ -163,7 +195,16 @@ async fn index(State(state): State<Arc<WebState>>) -> Html<String> {
          <button type=submit>Start or resume</button></form>",
         esc(state.options.annotator.as_deref().unwrap_or(""))
     );
-    body.push_str("<h2>Explore mode</h2><p>Any branch, with gold answers, why each distractor is wrong, and the graph elements behind each question. Nothing is recorded.</p><ul>");
+    let _ = write!(
+        body,
+        "<p class=meta>{} trees. Explore mode (gold answers) is served by a separate walker, \
+         <code>moviegraph walk --serve --explore</code>, never by this one.</p>",
+        state.trees.len()
+    );
+}
+
+fn explore_index(state: &WebState, body: &mut String) {
+    body.push_str("<h2>Explore mode</h2><p>Any branch, with gold answers, why each distractor is wrong, and the graph elements behind each question. Nothing is recorded; this walker takes no test.</p><ul>");
     for (i, tree) in state.trees.iter().enumerate() {
         let root = tree.root().map(|n| n.id.as_str()).unwrap_or("");
         let first = tree.root().map(|n| n.question.as_str()).unwrap_or("");
@@ -178,7 +219,6 @@ async fn index(State(state): State<Arc<WebState>>) -> Html<String> {
         );
     }
     body.push_str("</ul>");
-    page("moviegraph walk", &body)
 }
 
 #[derive(serde::Deserialize)]
@@ -186,7 +226,10 @@ struct StartForm {
     annotator: String,
 }
 
-async fn start_test(Form(form): Form<StartForm>) -> Response {
+async fn start_test(State(state): State<Arc<WebState>>, Form(form): Form<StartForm>) -> Response {
+    if state.options.explore {
+        return wrong_walker(&state);
+    }
     let name = form.annotator.trim();
     if let Err(e) = check_annotator(name) {
         return (
@@ -219,6 +262,9 @@ async fn test_page(
     State(state): State<Arc<WebState>>,
     UrlPath(annotator): UrlPath<String>,
 ) -> Response {
+    if state.options.explore {
+        return wrong_walker(&state);
+    }
     if let Err(e) = check_annotator(&annotator) {
         return (
             StatusCode::BAD_REQUEST,
@@ -358,6 +404,9 @@ async fn answer(
     UrlPath(annotator): UrlPath<String>,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
+    if state.options.explore {
+        return wrong_walker(&state);
+    }
     let back = Redirect::to(&format!("/test/{}", url_part(&annotator, false)));
     let mut sessions = state.sessions.lock().await;
     let Some(session) = sessions.get_mut(&annotator) else {
@@ -407,6 +456,9 @@ async fn explore_page(
     State(state): State<Arc<WebState>>,
     UrlPath((tree_index, node_id)): UrlPath<(usize, String)>,
 ) -> Response {
+    if !state.options.explore {
+        return wrong_walker(&state);
+    }
     let Some(tree) = state.trees.get(tree_index) else {
         return (
             StatusCode::NOT_FOUND,
