@@ -63,7 +63,7 @@ impl Tmux {
     fn start(&self, dir: &Path) {
         let _ = self.run(&["kill-session", "-t", "walk"]);
         let command = format!(
-            "cd '{}' && env -u MOVIEGRAPH_STORE '{}' walk trees/tiny.jsonl --annotator ana --store ws.db; echo EXITED $?; sleep 600",
+            "cd '{}' && env -u MOVIEGRAPH_STORE '{}' walk trees/tiny.jsonl --annotator ana --store ws.db --preview ascii; echo EXITED $?; sleep 600",
             dir.display(),
             env!("CARGO_BIN_EXE_moviegraph")
         );
@@ -105,6 +105,13 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
         dir.path().join("trees/tiny.jsonl"),
     )
     .unwrap();
+    // The tree's keyframe: black on the left, white on the right, 4:1.
+    std::fs::create_dir_all(dir.path().join("keyframes/tiny")).unwrap();
+    image::RgbImage::from_fn(64, 16, |x, _| {
+        image::Rgb(if x < 32 { [0, 0, 0] } else { [255, 255, 255] })
+    })
+    .save(dir.path().join("keyframes/tiny/k1.png"))
+    .unwrap();
     let tmux = Tmux {
         socket: format!("moviegraph-walk-test-{}", std::process::id()),
     };
@@ -113,6 +120,14 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
     let screen = tmux.wait_for("node n1");
     assert!(screen.contains("TEST mode") && screen.contains("What does Mara believe"));
     assert!(!screen.contains("GOLD"), "test mode shows no gold");
+    // The keyframe's ASCII preview: dark cells, then bright ones.
+    assert!(screen.contains("keyframes/tiny/k1.png"), "{screen}");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("     @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@")),
+        "{screen}"
+    );
     tmux.keys(&["b"]);
     tmux.wait_for("Your answer: B");
     // Backspace clears an unconfirmed choice; A is the answer given.

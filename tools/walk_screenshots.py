@@ -48,6 +48,21 @@ SGR = re.compile(r"\x1b\[([0-9;]*)m")
 COLORS = ["#000", "#c33", "#3a3", "#cc3", "#36c", "#c3c", "#3cc", "#ccc"]
 
 
+def xterm256(n):
+    """The colour of xterm's 256-colour palette entry `n`, as CSS."""
+    if n < 8:
+        return COLORS[n]
+    if n < 16:
+        return COLORS[n - 8]
+    if n < 232:
+        n -= 16
+        steps = [0, 95, 135, 175, 215, 255]
+        r, g, b = steps[n // 36], steps[(n // 6) % 6], steps[n % 6]
+        return f"#{r:02x}{g:02x}{b:02x}"
+    v = 8 + 10 * (n - 232)
+    return f"#{v:02x}{v:02x}{v:02x}"
+
+
 def ansi_to_html(text):
     out, state = [], {"b": False, "r": False, "fg": None, "bg": None}
     pos, open_span = 0, False
@@ -72,8 +87,17 @@ def ansi_to_html(text):
                 state["fg"] = COLORS[c - 30]
             elif 40 <= c <= 47:
                 state["bg"] = COLORS[c - 40]
+            elif c == 39:
+                state["fg"] = None
+            elif c == 49:
+                state["bg"] = None
             elif c in (38, 48) and i + 2 < len(codes) and codes[i + 1] == 5:
+                state["fg" if c == 38 else "bg"] = xterm256(codes[i + 2])
                 i += 2
+            elif c in (38, 48) and i + 4 < len(codes) and codes[i + 1] == 2:
+                r, g, b = codes[i + 2:i + 5]
+                state["fg" if c == 38 else "bg"] = f"#{r:02x}{g:02x}{b:02x}"
+                i += 4
             i += 1
         if open_span:
             out.append("</span>")
@@ -92,8 +116,8 @@ def ansi_to_html(text):
 def tui(binary, store):
     sock = f"walk-shots-{os.getpid()}"
     tmux = ["tmux", "-L", sock]
-    cmd = f"{binary} walk {TREES} --annotator demo --store {store}"
-    subprocess.run(tmux + ["new-session", "-d", "-x", "120", "-y", "40", "-s", "w", cmd], check=True)
+    cmd = f"{binary} walk {TREES} --annotator demo --store {store} --preview blocks"
+    subprocess.run(tmux + ["new-session", "-d", "-x", "120", "-y", "52", "-s", "w", cmd], check=True)
     try:
         for _ in range(100):
             screen = subprocess.run(tmux + ["capture-pane", "-p", "-t", "w"],
@@ -108,13 +132,13 @@ def tui(binary, store):
     finally:
         subprocess.run(tmux + ["kill-server"], stderr=subprocess.DEVNULL)
     page = ("<!DOCTYPE html><meta charset=utf-8><body style='margin:0;background:#1e1e1e'>"
-            "<pre style='margin:8px;font:14px/1.25 DejaVu Sans Mono,monospace;color:#ddd'>"
+            "<pre style='margin:8px;font:14px/1.17 DejaVu Sans Mono,monospace;color:#ddd'>"
             + ansi_to_html(pane) + "</pre>")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "pane.html")
         with open(path, "w") as f:
             f.write(page)
-        chromium("file://" + path, "docs/walk-tui.png", "1000,760")
+        chromium("file://" + path, "docs/walk-tui.png", "1040,880")
 
 
 def main():

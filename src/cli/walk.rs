@@ -10,6 +10,7 @@ use moviegraph::store;
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::schema::Tree;
 use moviegraph::trees::validate::{is_valid, validate};
+use moviegraph::walk::preview::PreviewStyle;
 use moviegraph::walk::session::{check_annotator, human_run_id};
 use moviegraph::walk::{tui, web};
 
@@ -35,6 +36,11 @@ pub struct WalkArgs {
     /// always blind.
     #[arg(long)]
     explore: bool,
+    /// Keyframe previews in the terminal walker: blocks (coloured half blocks,
+    /// 24-bit colour), ascii (shading), off (paths only), or auto (blocks when
+    /// COLORTERM says truecolor and NO_COLOR is unset, else ascii).
+    #[arg(long, value_enum, default_value_t = PreviewArg::Auto)]
+    preview: PreviewArg,
     /// Serve the walker as a local web app instead of the terminal UI.
     #[arg(long)]
     serve: bool,
@@ -112,6 +118,12 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
             store_path: store_path.clone(),
             source,
             explore: args.explore,
+            preview: match args.preview {
+                PreviewArg::Auto => PreviewStyle::detect(),
+                PreviewArg::Blocks => PreviewStyle::Blocks,
+                PreviewArg::Ascii => PreviewStyle::Ascii,
+                PreviewArg::Off => PreviewStyle::Off,
+            },
         },
     )?;
     let Some(run) = summary.run_id else {
@@ -157,4 +169,13 @@ fn load(paths: &[PathBuf]) -> anyhow::Result<Vec<Tree>> {
         bail!("the tree files hold no trees");
     }
     Ok(trees)
+}
+
+/// `--preview` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PreviewArg {
+    Auto,
+    Blocks,
+    Ascii,
+    Off,
 }

@@ -14,6 +14,7 @@
 
 pub mod explore;
 pub mod keyframes;
+pub mod preview;
 pub mod session;
 pub mod tui;
 pub mod web;

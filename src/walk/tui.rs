@@ -7,9 +7,10 @@
 //! reasons and graph elements are shown. Tab switches modes; Ctrl-P shows the path so
 //! far; Esc quits (a test run resumes where it stopped).
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -20,6 +21,7 @@ use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Wra
 use ratatui::Frame;
 
 use super::explore::{child_for_key, gold_text, path_to, reason_text, trigger_text};
+use super::preview::{preview, PreviewStyle};
 use super::session::{Prompt, SessionError, SessionEvent, TestSession};
 use crate::eval::prompt::Phase;
 use crate::eval::protocol::RunProgress;
@@ -36,6 +38,8 @@ pub struct TuiOptions {
     pub source: String,
     /// Start in explore mode instead of test mode.
     pub explore: bool,
+    /// How keyframes are previewed beside their paths.
+    pub preview: PreviewStyle,
 }
 
 /// What a terminal session left behind.
@@ -87,6 +91,8 @@ struct App {
     scroll: u16,
     status: String,
     quit: bool,
+    /// Drawn previews by (keyframe, columns): decoded once, not on every frame.
+    previews: RefCell<HashMap<(String, u16), Vec<Line<'static>>>>,
 }
 
 /// Runs the terminal walker on `trees` until the person quits.
@@ -118,6 +124,7 @@ pub fn run(trees: Vec<Tree>, options: TuiOptions) -> Result<TuiSummary, TuiError
         scroll: 0,
         status: String::new(),
         quit: false,
+        previews: RefCell::new(HashMap::new()),
     };
     if app.mode == Mode::Test {
         app.start_session()?;
@@ -404,8 +411,8 @@ impl App {
             body[1]
         };
         let (title, lines) = match self.mode {
-            Mode::Test => (" question ", self.test_lines()),
-            Mode::Explore => (" node ", self.explore_lines()),
+            Mode::Test => (" question ", self.test_lines(main.width)),
+            Mode::Explore => (" node ", self.explore_lines(main.width)),
         };
         frame.render_widget(
             Paragraph::new(lines)
@@ -459,7 +466,37 @@ impl App {
         );
     }
 
-    fn test_lines(&self) -> Vec<Line<'static>> {
+    /// The keyframes' paths, then a preview of the first one in a panel
+    /// `width` columns wide (its borders included).
+    fn keyframe_lines(&self, paths: &[String], width: u16) -> Vec<Line<'static>> {
+        let mut lines = vec![Line::from("Keyframes:")];
+        lines.extend(paths.iter().map(|k| Line::from(format!("  {k}"))));
+        let Some(first) = paths.first() else {
+            return lines;
+        };
+        if self.options.preview == PreviewStyle::Off {
+            return lines;
+        }
+        let cols = width.saturating_sub(6).min(64);
+        let mut cache = self.previews.borrow_mut();
+        let drawn = cache.entry((first.clone(), cols)).or_insert_with(|| {
+            match preview(Path::new(first), cols, 10, self.options.preview) {
+                Ok(rows) => rows
+                    .into_iter()
+                    .map(|row| {
+                        let mut spans = vec![Span::raw("  ")];
+                        spans.extend(row.spans);
+                        Line::from(spans)
+                    })
+                    .collect(),
+                Err(e) => vec![Line::from(format!("  ({e})"))],
+            }
+        });
+        lines.extend(drawn.iter().cloned());
+        lines
+    }
+
+    fn test_lines(&self, width: u16) -> Vec<Line<'static>> {
         let mut lines = Vec::new();
         if let Some(p) = &self.pending {
             let tree_nodes = self.trees.get(p.tree_index).map_or(0, |t| t.nodes.len());
@@ -478,11 +515,6 @@ impl App {
             )));
             lines.push(Line::from(""));
             lines.extend(p.text.lines().map(|l| Line::from(l.to_string())));
-            if !p.images.is_empty() {
-                lines.push(Line::from(""));
-                lines.push(Line::from("Keyframes:"));
-                lines.extend(p.images.iter().map(|i| Line::from(format!("  {i}"))));
-            }
             lines.push(Line::from(""));
             let answer = match p.view.format {
                 Format::Open => format!("Your answer: {}_", self.text),
@@ -492,6 +524,11 @@ impl App {
                 answer,
                 Style::default().add_modifier(Modifier::BOLD),
             )));
+            // After the answer line, so a tall preview never hides it.
+            if !p.images.is_empty() {
+                lines.push(Line::from(""));
+                lines.extend(self.keyframe_lines(&p.images, width));
+            }
         } else {
             match &self.finished {
                 Some(Ok(done)) => {
@@ -509,7 +546,7 @@ impl App {
         lines
     }
 
-    fn explore_lines(&self) -> Vec<Line<'static>> {
+    fn explore_lines(&self, width: u16) -> Vec<Line<'static>> {
         let mut lines = Vec::new();
         let Some(tree) = self.trees.get(self.explore_tree) else {
             return lines;
@@ -593,13 +630,7 @@ impl App {
                 .map(|l| Line::from(format!("  {l}"))),
         );
         if !node.context.keyframes.is_empty() {
-            lines.push(Line::from("Keyframes:"));
-            lines.extend(
-                node.context
-                    .keyframes
-                    .iter()
-                    .map(|k| Line::from(format!("  {k}"))),
-            );
+            lines.extend(self.keyframe_lines(&node.context.keyframes, width));
         }
         lines
     }
