@@ -342,7 +342,7 @@ fn generic_server(counts: Arc<Mutex<BTreeMap<String, u32>>>) -> LoopbackServer {
             ("audit_verdicts", Some("aud-a")) => Reply::chat(&verdicts(&text, |_| false)),
             ("audit_verdicts", _) => Reply::chat(&verdicts(&text, |l| l.len() % 3 == 0)),
             ("adjudication", _) => Reply::chat(
-                &json!({"accept": text.len() % 2 == 0, "rationale": "judged"}).to_string(),
+                &json!({"accept": text.len().is_multiple_of(2), "rationale": "judged"}).to_string(),
             ),
             other => Reply::error(400, &format!("unexpected request {other:?}")),
         }

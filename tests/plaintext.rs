@@ -428,10 +428,10 @@ fn arbitrary_input_never_breaks_the_reader() {
         let lines = rng.next() % 60;
         for _ in 0..lines {
             let indent = [0, 2, 8, 10, 15, 25, 31, 37, 60][(rng.next() % 9) as usize];
-            text.extend(std::iter::repeat(' ').take(indent));
+            text.extend(std::iter::repeat_n(' ', indent));
             for _ in 0..(rng.next() % 4) {
                 text.push_str(rng.pick(FRAGMENTS));
-                if rng.next() % 3 == 0 {
+                if rng.next().is_multiple_of(3) {
                     text.push(' ');
                 }
             }

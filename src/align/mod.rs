@@ -301,7 +301,7 @@ fn place_moved(ls: &Side, cs: &Side, pairs: &mut Vec<Pair>, opts: &AlignOptions)
                 continue;
             }
             let score = mean * matched as f32;
-            if best.as_ref().map_or(true, |(s, _)| score > *s) {
+            if best.as_ref().is_none_or(|(s, _)| score > *s) {
                 best = Some((score, found));
             }
         }

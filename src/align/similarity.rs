@@ -448,7 +448,11 @@ mod tests {
             let la = (rng.next_u64() % 120) as usize;
             let lb = (rng.next_u64() % 120) as usize;
             // Few distinct words (many repeats) or many (mostly unique).
-            let alphabet = if rng.next_u64() % 2 == 0 { 6 } else { 300 };
+            let alphabet = if rng.next_u64().is_multiple_of(2) {
+                6
+            } else {
+                300
+            };
             let a: Vec<u32> = (0..la)
                 .map(|_| (rng.next_u64() % alphabet) as u32)
                 .collect();

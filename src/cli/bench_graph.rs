@@ -310,9 +310,10 @@ fn scripted_responder() -> Responder {
                 Reply::chat(&json!({"entities": entities, "edges": edges}).to_string())
             }
             ("audit_verdicts", Some("aud-a")) => verdicts(&|_: &str| false),
-            ("audit_verdicts", _) => verdicts(&|l: &str| l.len() % 5 == 0),
+            ("audit_verdicts", _) => verdicts(&|l: &str| l.len().is_multiple_of(5)),
             ("adjudication", _) => Reply::chat(
-                &json!({"accept": text.len() % 2 == 0, "rationale": "scripted"}).to_string(),
+                &json!({"accept": text.len().is_multiple_of(2), "rationale": "scripted"})
+                    .to_string(),
             ),
             _ => Reply::error(400, "unexpected request"),
         }

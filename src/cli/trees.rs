@@ -189,7 +189,7 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     let rules_backend = config
         .models
         .get(&name)
-        .map_or(true, |m| m.backend == BackendKind::Rules);
+        .is_none_or(|m| m.backend == BackendKind::Rules);
     let mut report = String::new();
     let (out, writer_name) = if rules_backend {
         let out = generate_with(&facts, &analysis, &source, &RulesWriter, None, &opts);

@@ -222,7 +222,7 @@ fn best_overlap<'a>(reference: &str, candidates: impl Iterator<Item = &'a str>) 
         own.sort();
         own.dedup();
         let overlap = own.iter().filter(|w| words.contains(*w)).count();
-        if best.map_or(true, |(b, _)| overlap > b) {
+        if best.is_none_or(|(b, _)| overlap > b) {
             best = Some((overlap, candidate));
         }
     }

@@ -144,7 +144,7 @@ fn build(
             QuestionType::ComplexReasoning
         },
         tags: Tags {
-            group_level: (tree % 8 != 0).then_some((tree % 8) as u8),
+            group_level: (!tree.is_multiple_of(8)).then_some((tree % 8) as u8),
             ..Tags::default()
         },
         derived_from: vec![format!("ev:synthetic-{tree}")],

@@ -494,7 +494,7 @@ fn unambiguous(ctx: &BlockContext<'_>, bw: &BlockWords, c: &Candidate) -> Result
             }
             let options = here
                 .iter()
-                .filter(|m| m.gender.map_or(true, |mg| mg == g))
+                .filter(|m| m.gender.is_none_or(|mg| mg == g))
                 .filter(|m| {
                     !m.keys
                         .iter()

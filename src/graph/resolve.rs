@@ -128,7 +128,7 @@ pub fn resolve(
         } else {
             (score, "fuzzy")
         };
-        if score >= opts.fuzzy && best.map_or(true, |(b, _, _)| score > b) {
+        if score >= opts.fuzzy && best.is_none_or(|(b, _, _)| score > b) {
             best = Some((score, e, tier));
         }
     }
@@ -142,7 +142,7 @@ pub fn resolve(
             // The hashed embedder computes locally and cannot fail.
             let score =
                 text_similarity(&e.name, &node.name, &HashedNgramEmbedder).map_or(0.0, f64::from);
-            if score >= opts.embedding && best.map_or(true, |(b, _)| score > b) {
+            if score >= opts.embedding && best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, e));
             }
         }

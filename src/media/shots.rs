@@ -753,7 +753,7 @@ impl ShotList {
         let middle2 = shot.slot_count().saturating_sub(1);
         let mut ranked: Vec<&Keyframe> = shot.keyframes.iter().collect();
         ranked.sort_by_key(|k| {
-            let inside = k.frame.map_or(true, |f| {
+            let inside = k.frame.is_none_or(|f| {
                 let ms = self.frame_to_ms(f);
                 start_ms <= ms && ms < end_ms
             });

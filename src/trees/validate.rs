@@ -243,7 +243,7 @@ impl Checker<'_> {
         if node
             .reference
             .as_deref()
-            .map_or(true, |r| r.trim().is_empty())
+            .is_none_or(|r| r.trim().is_empty())
         {
             self.error(node, "an open question has no reference answer".into());
         }
@@ -271,11 +271,7 @@ impl Checker<'_> {
                 ),
             );
         }
-        if node
-            .premise
-            .as_deref()
-            .map_or(true, |p| p.trim().is_empty())
-        {
+        if node.premise.as_deref().is_none_or(|p| p.trim().is_empty()) {
             self.error(
                 node,
                 "a follow-up has no premise (the parent answer it assumes)".into(),

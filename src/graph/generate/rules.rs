@@ -313,7 +313,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
                 self.cast
                     .by_id(id)
                     .and_then(|m| m.gender)
-                    .map_or(true, |g| g == gender)
+                    .is_none_or(|g| g == gender)
             })
             .cloned()
     }

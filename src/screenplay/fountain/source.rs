@@ -240,7 +240,7 @@ fn note_spans(
     while let Some(rel) = text[pos..].find("[[") {
         let start = pos + rel;
         let start_line = lines.line_of(start);
-        if close.map_or(true, |c| c < start + 2) {
+        if close.is_none_or(|c| c < start + 2) {
             close = text[start + 2..].find("]]").map(|c| start + 2 + c);
         }
         // The first blank line after the `[[` line, up to the `]]` (or the end).

@@ -179,7 +179,7 @@ impl<'a> Builder<'a> {
             && self.apart_before(k)
             && has_time_tail(&l.text)
             && !shot_like(&l.text)
-            && self.direct(k).map_or(true, |n| !self.deeper(k, n))
+            && self.direct(k).is_none_or(|n| !self.deeper(k, n))
     }
 
     /// True when line `n`, right after `k`, stands at a clearly different column.
@@ -259,7 +259,7 @@ impl<'a> Builder<'a> {
     /// True when a line at this column belongs to a speech body.
     fn in_speech_columns(&self, indent: usize) -> bool {
         self.lay.dialogue.is_some_and(|d| indent + 2 >= d)
-            && self.lay.cue.map_or(true, |c| indent + 2 < c)
+            && self.lay.cue.is_none_or(|c| indent + 2 < c)
     }
 
     fn speech(&mut self, k: usize) -> usize {
@@ -364,7 +364,7 @@ impl<'a> Builder<'a> {
         let opens_paren = |s: &SpeechLine| {
             s.text.starts_with('(')
                 && (s.text.ends_with(')') || balance(s.text) > 0)
-                && paren_col.map_or(true, |(p, d)| s.indent > d + 1 || s.indent + 2 >= p)
+                && paren_col.is_none_or(|(p, d)| s.indent > d + 1 || s.indent + 2 >= p)
         };
         let mut i = 0;
         while i < body.len() {

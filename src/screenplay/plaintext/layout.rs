@@ -324,7 +324,7 @@ impl Hist {
     fn mode(&self) -> Option<usize> {
         let mut best: Option<(usize, usize)> = None;
         for (col, &n) in self.counts.iter().enumerate() {
-            if n > 0 && best.map_or(true, |(_, m)| n > m) {
+            if n > 0 && best.is_none_or(|(_, m)| n > m) {
                 best = Some((col, n));
             }
         }

@@ -216,7 +216,7 @@ pub fn shot_like(s: &str) -> bool {
             && t[p.len()..]
                 .chars()
                 .next()
-                .map_or(true, |c| !c.is_alphanumeric())
+                .is_none_or(|c| !c.is_alphanumeric())
     }) || t.ends_with(" POV")
         || t.ends_with("'S POV")
 }
@@ -290,7 +290,7 @@ pub fn split_margin_numbers(indent: usize, text: &str) -> Option<MarginNumbers> 
         let before = &body[..sp + 1];
         let gap = before.len() - before.trim_end().len();
         let left_num = number.as_deref();
-        let same = left_num.map_or(true, |n| n == tok.trim_end_matches('.'));
+        let same = left_num.is_none_or(|n| n == tok.trim_end_matches('.'));
         if scene_number_token(tok) && !before.trim().is_empty() && same && (gap >= 2 || left) {
             number.get_or_insert_with(|| tok.trim_end_matches('.').to_string());
             rest_end = before.trim_end().len();
@@ -392,7 +392,7 @@ pub fn page_number_shape(s: &str) -> Option<PageShape> {
             Some((a, b)) => (a.trim(), Some(b.trim())),
             None => (r.trim(), None),
         };
-        if digits(a) && b.map_or(true, digits) {
+        if digits(a) && b.is_none_or(digits) {
             return Some(PageShape::Sure);
         }
     }

@@ -497,7 +497,7 @@ mod tests {
             let mut out = Vec::new();
             let mut todo = vec![(t, Vec::new())];
             while let Some((n, path)) = todo.pop() {
-                for &j in &g.tries[n as usize].end {
+                if let Some(j) = g.tries[n as usize].end {
                     out.push((String::from_utf8(path.clone()).unwrap(), j));
                 }
                 for &(b, c) in &g.tries[n as usize].children {
