@@ -46,8 +46,11 @@ use super::{emit, Outcome};
 /// block, eval answer by answer), and redoes what changed and every stage
 /// after it, saying which and why. Files are written whole or not at all.
 ///
-/// Example:
+/// Examples:
 ///   moviegraph run screenplays/the-second-key
+///   moviegraph run films/* --jobs 4 --store corpus.db
+///   moviegraph run screenplays/the-second-key --config moviegraph.toml \
+///       --subject gpt-4o --subject lexical --max-cost 5
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunArgs {
