@@ -146,16 +146,7 @@ fn the_readme_command_writes_the_committed_graph_and_trees_byte_for_byte() {
 fn reruns_skip_current_stages_and_redo_changed_ones_and_those_after() {
     let ws = workspace();
     let cwd = ws.path();
-    let args = [
-        "run",
-        FILM,
-        "--out",
-        "o",
-        "--store",
-        "w.db",
-        "--bootstrap",
-        "50",
-    ];
+    let args = ARGS;
     run(cwd, &args);
     let first: Vec<Vec<u8>> = [GRAPH, TREES, REPORTS[1]]
         .iter()
@@ -524,18 +515,13 @@ fn model_workspace(server: &LoopbackServer) -> tempfile::TempDir {
     ws
 }
 
-const MODEL_ARGS: [&str; 10] = [
-    "run",
-    FILM,
-    "--out",
-    "o",
-    "--store",
-    "w.db",
-    "--bootstrap",
-    "50",
-    "--config",
-    "mg.toml",
-];
+/// [`ARGS`] with the model configuration.
+fn model_args() -> Vec<&'static str> {
+    ARGS.iter()
+        .copied()
+        .chain(["--config", "mg.toml"])
+        .collect()
+}
 
 /// The "no repeated model call": a run whose subject and judge are a
 /// model, killed with SIGKILL while the server holds a request (three times,
@@ -546,7 +532,7 @@ fn a_model_subject_run_killed_mid_eval_resumes_without_repeating_a_call() {
     let whole_log = Arc::new(Mutex::new(Vec::new()));
     let whole_server = hashing_server(Arc::clone(&whole_log));
     let whole = model_workspace(&whole_server);
-    let out = run(whole.path(), &MODEL_ARGS);
+    let out = run(whole.path(), &model_args());
     assert!(out.contains("model subject loop"), "{out}");
     assert!(out.contains("open answers: judge loop"), "{out}");
     assert!(out.contains("rules backend: a lexical baseline"), "{out}");
@@ -566,7 +552,7 @@ fn a_model_subject_run_killed_mid_eval_resumes_without_repeating_a_call() {
     let report = String::from_utf8(expected[3].1.clone()).unwrap();
     assert!(report.contains("\"subject\": \"loop\""), "{report}");
     // A rerun is current and calls nothing.
-    let again = run(whole.path(), &MODEL_ARGS);
+    let again = run(whole.path(), &model_args());
     assert!(actions(&again).iter().all(|a| a.1 == "skipped"), "{again}");
     assert_eq!(whole_server.counters().requests(), n as u64);
 
@@ -580,7 +566,7 @@ fn a_model_subject_run_killed_mid_eval_resumes_without_repeating_a_call() {
         // Answer some more requests, then hold the next one and kill the run.
         let stop = answered_before + 1 + rng.below(n / 4) as u64;
         server.hold_after(Some(stop));
-        let mut child = command(ws.path(), &MODEL_ARGS)
+        let mut child = command(ws.path(), &model_args())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -601,7 +587,7 @@ fn a_model_subject_run_killed_mid_eval_resumes_without_repeating_a_call() {
         assert_eq!(answered_before, stop, "the server answered up to the hold");
     }
     server.hold_after(None);
-    let out = run(ws.path(), &MODEL_ARGS);
+    let out = run(ws.path(), &model_args());
     assert!(out.contains("done: 1 of 1 films"), "{out}");
     let eval = actions(&out)
         .into_iter()
