@@ -1,0 +1,190 @@
+//! Stage align, then the stages after it in order.
+
+use super::*;
+
+pub(super) fn stages_after_parse(
+    film: &mut Film<'_>,
+    mut play: Option<Screenplay>,
+    versions: &[(PathBuf, Format)],
+) -> anyhow::Result<()> {
+    let dir = film.dir.clone();
+    let Some(subs_path) = ["subtitles.srt", "subtitles.vtt"]
+        .into_iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+    else {
+        film.out.stopped = Some(
+            "no subtitles.srt or subtitles.vtt: align, graph, trees, eval and report need them"
+                .to_owned(),
+        );
+        return Ok(());
+    };
+    let (script_path, format) = versions[0].clone();
+
+    // Align.
+    let t = Instant::now();
+    let shots = match crate::cli::run::find_shots(&dir, &film.slug) {
+        Some(path) => Some(
+            crate::cli::align::load_shots(&path, None, None)
+                .with_context(|| format!("stage align, film {}", film.slug))?,
+        ),
+        None => None,
+    };
+    let sources = AlignmentSources {
+        script: crate::cli::align::fingerprint(&script_path)?,
+        subtitles: crate::cli::align::fingerprint(&subs_path)?,
+        shots: shots.as_ref().map(|(_, f)| f.clone()),
+    };
+    let mut inputs = BTreeMap::new();
+    // The parse output align reads is the preferred version alone: a change to
+    // another version reruns parse (to re-score it) but not align.
+    inputs.insert(
+        "script".to_owned(),
+        format!(
+            "{} {} moviegraph {}",
+            script_path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy(),
+            sources.script.sha256,
+            env!("CARGO_PKG_VERSION")
+        ),
+    );
+    inputs.insert(
+        subs_path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned(),
+        sources.subtitles.sha256.clone(),
+    );
+    inputs.insert(
+        "shots".to_owned(),
+        sources
+            .shots
+            .as_ref()
+            .map_or("none".to_owned(), |f| format!("{} {}", f.path, f.sha256)),
+    );
+    inputs.insert(
+        "settings".to_owned(),
+        format!(
+            "{:?}; embedder hashed; 5 keyframes per block, 3000 ms",
+            AlignOptions::default()
+        ),
+    );
+    let (fp, mut plan) = film.plan(Stage::Align, &inputs, &[])?;
+    if matches!(plan, Plan::Skip) {
+        // The alignment lives in the store; `align --store` or `graph build` may have
+        // replaced it since.
+        let stored = film.store.load_alignment(film.id)?;
+        let same = stored.is_some_and(|s| {
+            s.sources.script.sha256 == sources.script.sha256
+                && s.sources.subtitles.sha256 == sources.subtitles.sha256
+                && s.sources.shots.as_ref().map(|f| &f.sha256)
+                    == sources.shots.as_ref().map(|f| &f.sha256)
+        });
+        if !same {
+            plan = Plan::Run {
+                why: "the stored alignment was replaced or removed".to_owned(),
+                fresh: true,
+            };
+        }
+    }
+    match plan {
+        Plan::Skip => film.skipped(
+            Stage::Align,
+            fp,
+            "the stored alignment (embedder hashed-char-ngram, the offline baseline)".to_owned(),
+            t,
+        ),
+        Plan::Run { why, .. } => {
+            film.begin(Stage::Align, &fp, &inputs)?;
+            film.bar
+                .stage(Stage::Align, "hashed embedder, baseline", 1, 0.0);
+            // Parsed already when the parse stage ran; else (parse was current) now.
+            let primary = match play.take() {
+                Some(p) => p,
+                None => screenplay::parse_file(&script_path, Some(format))
+                    .with_context(|| format!("stage parse, film {}", film.slug))?,
+            };
+            let subs = subtitles::parse_file(&subs_path, None)
+                .with_context(|| format!("stage align, film {}", film.slug))?;
+            let started = Instant::now();
+            let mut alignment = moviegraph::align::align(&primary, &subs, &AlignOptions::default());
+            let elapsed = started.elapsed();
+            if let Some((list, _)) = &shots {
+                attach_shots(&mut alignment, list, 5, 3_000);
+            }
+            film.store
+                .save_alignment(
+                    &film.slug,
+                    &AlignmentRecord {
+                        play: &primary,
+                        subtitles: &subs,
+                        shots: shots.as_ref().map(|(l, _)| l),
+                        alignment: &alignment,
+                        sources: &sources,
+                    },
+                )
+                .with_context(|| format!("saving the alignment of film {}", film.slug))?;
+            film.bar.inc(1);
+            let s = &alignment.summary;
+            let mut detail = String::new();
+            let _ = writeln!(
+                detail,
+                "stage align: {} ({} of {} dialogue lines matched to {} cues, coverage {:.1} %, mean confidence {:.3}, {:.1} ms; embedder {}, the offline baseline)",
+                s.verdict.as_str(),
+                s.matched,
+                s.dialogue_lines,
+                s.cues,
+                s.coverage * 100.0,
+                s.mean_confidence,
+                elapsed.as_secs_f64() * 1e3,
+                s.embedder
+            );
+            let timed = alignment
+                .blocks
+                .iter()
+                .filter(|b| b.start_ms.is_some())
+                .count();
+            let keyframes = match &shots {
+                Some((list, f)) => format!(
+                    "{} shots from {}, {} keyframes attached",
+                    list.shots.len(),
+                    f.path,
+                    alignment
+                        .blocks
+                        .iter()
+                        .map(|b| b.keyframes.len())
+                        .sum::<usize>()
+                ),
+                None => "no shots found".to_owned(),
+            };
+            let _ = write!(
+                detail,
+                "  {} blocks ({timed} timed), {keyframes}; saved as film {} in {}",
+                alignment.blocks.len(),
+                film.slug,
+                film.p.store.display()
+            );
+            film.done(Stage::Align, &fp, &BTreeMap::new())?;
+            film.record(Stage::Align, Action::Ran, why, detail, t);
+        }
+    }
+    if film.p.until <= Stage::Align {
+        return Ok(());
+    }
+    graph_stage(film)?;
+    if film.p.until <= Stage::Graph {
+        return Ok(());
+    }
+    trees_stage(film)?;
+    if film.p.until <= Stage::Trees {
+        return Ok(());
+    }
+    eval_stage(film)?;
+    if film.p.until <= Stage::Eval {
+        return Ok(());
+    }
+    report_stage(film)
+}

@@ -1,0 +1,525 @@
+//! The stages of `moviegraph run` on one film — parse → align → graph → trees →
+//! eval → report — with a fingerprint per stage, so a rerun skips what is
+//! current, resumes what was cut off, and redoes what changed and what follows
+//! from it. Shared by `run` and `bench pipeline`.
+//!
+//! This file holds the shared types, a film's stage bookkeeping (`Film`,
+//! fingerprints, atomic writes) and the summary; each stage lives in its own
+//! file (`parse`, `align` — which also chains the stages after it — `graph`,
+//! `trees`, `eval`, `report`), beside the run's roles (`cast`) and the progress
+//! display (`progress`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{BufRead, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::ValueEnum;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use moviegraph::align::{attach_shots, AlignOptions};
+use moviegraph::eval::html;
+use moviegraph::eval::metrics::{compute, BootstrapSettings, RunMetrics};
+use moviegraph::eval::model::{ModelJudge, ModelSubject};
+use moviegraph::eval::protocol::{load_run, run_stored_with, Display, RunEvent, RunOptions};
+use moviegraph::eval::report as eval_report;
+use moviegraph::eval::score::NO_JUDGE_LABEL;
+use moviegraph::eval::subject::{baseline, fnv1a, Judge, Subject, BASELINES};
+use moviegraph::graph::analysis::analyse;
+use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles, Settings};
+use moviegraph::graph::export::to_json;
+use moviegraph::graph::stats::{stats, Stats};
+use moviegraph::graph::Graph;
+use moviegraph::llm::{BackendKind, BlockingModel, Config, Llm, Role};
+use moviegraph::media::subtitles;
+use moviegraph::screenplay::compare::compare;
+use moviegraph::screenplay::{self, Format, Screenplay};
+use moviegraph::store::{AlignmentRecord, AlignmentSources, EvalRun, FilmId, InputFile, Store};
+use moviegraph::trees::facts::Facts;
+use moviegraph::trees::generate::{generate_with, GenerateOptions};
+use moviegraph::trees::jsonl::{read_trees, write_trees};
+use moviegraph::trees::model::ModelWriter;
+use moviegraph::trees::rules::RulesWriter;
+use moviegraph::trees::schema::Tree;
+use moviegraph::trees::source::Source;
+use moviegraph::trees::validate::{is_valid, validate, Severity};
+
+use super::graph::{choose_roles, Chosen};
+use super::parse::summary;
+
+mod align;
+mod cast;
+mod eval;
+mod graph;
+mod parse;
+mod progress;
+mod report;
+mod trees;
+
+use align::stages_after_parse;
+pub use cast::Cast;
+use eval::eval_stage;
+use graph::graph_stage;
+use parse::parse_stage;
+pub use progress::Progress;
+use progress::{FilmBar, Hook};
+use report::report_stage;
+use trees::trees_stage;
+
+/// The stages, in pipeline order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum Stage {
+    /// Every screenplay version of the folder.
+    Parse,
+    /// Dialogue to subtitle cues, blocks, keyframes; saved in the store.
+    Align,
+    /// The verified graph, block by block; `graphs/<film>.json`.
+    Graph,
+    /// Question trees; `trees/<film>.jsonl`.
+    Trees,
+    /// The subjects on the trees, every answer stored.
+    Eval,
+    /// `reports/<film>/report.{html,json,csv}`.
+    Report,
+}
+
+/// Every stage, in order.
+pub const STAGES: [Stage; 6] = [
+    Stage::Parse,
+    Stage::Align,
+    Stage::Graph,
+    Stage::Trees,
+    Stage::Eval,
+    Stage::Report,
+];
+
+impl Stage {
+    /// The stage's name, as the store and the output say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Parse => "parse",
+            Stage::Align => "align",
+            Stage::Graph => "graph",
+            Stage::Trees => "trees",
+            Stage::Eval => "eval",
+            Stage::Report => "report",
+        }
+    }
+}
+
+/// Screenplay versions a film folder may hold, preferred first.
+pub const VERSIONS: [(&str, Format); 3] = [
+    ("script.fountain", Format::Fountain),
+    ("script.fdx", Format::Fdx),
+    ("script.txt", Format::Text),
+];
+
+/// The trees settings of `moviegraph run`: those of `trees generate` by default.
+const TREES_DEPTH: u32 = 3;
+const TREES_MAX: usize = 30;
+const TREES_MIX: &str = "0.45,0.38,0.17";
+const TREES_SEED: u64 = 0;
+
+/// Settings shared by every film of one `run`.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    /// Where `graphs/`, `trees/` and `reports/` go.
+    pub out: PathBuf,
+    /// The store.
+    pub store: PathBuf,
+    /// Subjects of the eval stage: offline baselines or configured models, by name.
+    pub subjects: Vec<String>,
+    /// Who serves the model roles.
+    pub cast: Cast,
+    /// Seed of the random baseline.
+    pub seed: u64,
+    /// Bootstrap resamples of the report.
+    pub bootstrap: usize,
+    /// The last stage to run.
+    pub until: Stage,
+}
+
+/// What a stage did this time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Computed from its inputs.
+    Ran,
+    /// Continued from where an earlier, interrupted run stopped.
+    Resumed,
+    /// Current: its fingerprint and outputs are unchanged.
+    Skipped,
+}
+
+impl Action {
+    fn word(self) -> &'static str {
+        match self {
+            Action::Ran => "ran",
+            Action::Resumed => "resumed",
+            Action::Skipped => "skipped",
+        }
+    }
+}
+
+/// One stage of one film.
+#[derive(Debug, Clone)]
+pub struct StageOutcome {
+    /// The stage.
+    pub stage: Stage,
+    /// What happened.
+    pub action: Action,
+    /// Why it ran (or that it was current).
+    pub why: String,
+    /// What it produced, with the backend it ran on.
+    pub detail: String,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Everything one film's run produced.
+#[derive(Debug, Clone, Default)]
+pub struct FilmOutcome {
+    /// The film's slug.
+    pub film: String,
+    /// The stages that were considered, in order.
+    pub stages: Vec<StageOutcome>,
+    /// Why the pipeline stopped before the last stage, when it did.
+    pub stopped: Option<String>,
+    /// Graph figures: candidates, verified, nodes, edges.
+    pub graph: Option<(usize, usize, usize, usize)>,
+    /// Trees and questions written.
+    pub trees: Option<(usize, usize)>,
+    /// Trees left out as invalid (a failed check).
+    pub invalid_trees: usize,
+    /// Eval run ids, by subject.
+    pub runs: Vec<(String, String)>,
+    /// Point estimates per run (no bootstrap): the summary's metrics.
+    pub metrics: Vec<RunMetrics>,
+    /// The report folder.
+    pub report: Option<PathBuf>,
+}
+
+/// `path`'s bytes through a temporary file in the same folder and a rename, so a
+/// crash leaves the old file or the new one, never half of one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("writing {}", path.display()))
+}
+
+fn sha(bytes: &[u8]) -> String {
+    InputFile::of_bytes(Path::new(""), bytes).sha256
+}
+
+fn file_sha(path: &Path) -> anyhow::Result<String> {
+    Ok(super::align::fingerprint(path)?.sha256)
+}
+
+/// The fingerprint of a stage: the sha256 of its inputs' canonical JSON.
+fn fingerprint(inputs: &BTreeMap<String, String>) -> String {
+    sha(serde_json::to_string(inputs).unwrap_or_default().as_bytes())
+}
+
+/// What changed between two input sets, said plainly.
+fn changes(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) -> String {
+    let stage_names: Vec<&str> = STAGES.iter().map(|s| s.name()).collect();
+    let mut out = Vec::new();
+    for (k, v) in new {
+        match old.get(k) {
+            Some(o) if o == v => {}
+            Some(_) if stage_names.contains(&k.as_str()) => {
+                out.push(format!("its input from stage {k} changed"))
+            }
+            Some(o) if o.contains("sha256:") || v.contains("sha256:") => {
+                out.push(format!("{k} changed"))
+            }
+            Some(o) if o.len() + v.len() <= 80 => out.push(format!("{k} changed ({o} → {v})")),
+            Some(_) => out.push(format!("{k} changed")),
+            None => out.push(format!("{k} is new")),
+        }
+    }
+    for k in old.keys().filter(|k| !new.contains_key(*k)) {
+        out.push(format!("{k} is gone"));
+    }
+    if out.is_empty() {
+        "its inputs changed".to_owned()
+    } else {
+        out.join("; ")
+    }
+}
+
+/// What to do with a stage.
+enum Plan {
+    /// Run it; `fresh`: discard any partial work (the inputs changed).
+    Run {
+        why: String,
+        fresh: bool,
+    },
+    Skip,
+}
+
+/// One film under way.
+struct Film<'a> {
+    store: Store,
+    id: FilmId,
+    slug: String,
+    dir: PathBuf,
+    p: &'a Pipeline,
+    bar: FilmBar<'a>,
+    out: FilmOutcome,
+    /// Fingerprints of the stages so far.
+    fps: BTreeMap<Stage, String>,
+    /// The graph build's settings key, once the graph stage has worked it out.
+    graph_key: Option<String>,
+}
+
+impl Film<'_> {
+    /// `rel` under the output root (`graphs/x.json` rather than `./graphs/x.json`).
+    fn out_path(&self, rel: &str) -> PathBuf {
+        if self.p.out == Path::new(".") {
+            PathBuf::from(rel)
+        } else {
+            self.p.out.join(rel)
+        }
+    }
+
+    /// Decides whether `stage` runs, given its inputs and the files it writes.
+    fn plan(
+        &self,
+        stage: Stage,
+        inputs: &BTreeMap<String, String>,
+        files: &[PathBuf],
+    ) -> anyhow::Result<(String, Plan)> {
+        let fp = fingerprint(inputs);
+        let run = |why: &str, fresh: bool| Plan::Run {
+            why: why.to_owned(),
+            fresh,
+        };
+        let plan = match self.store.run_stage(self.id, stage.name())? {
+            None => run("first run", true),
+            Some(r) if r.fingerprint != fp => run(&changes(&r.inputs, inputs), true),
+            Some(r) if !r.done => run("an earlier run stopped inside it", false),
+            Some(r) => {
+                let mut why = None;
+                for f in files {
+                    let key = f.display().to_string();
+                    let now = if f.is_file() {
+                        Some(file_sha(f)?)
+                    } else {
+                        None
+                    };
+                    match (r.outputs.get(&key), now) {
+                        (_, None) => why = Some(format!("{key} is missing")),
+                        (Some(a), Some(b)) if *a == b => continue,
+                        (Some(_), Some(_)) => {
+                            why = Some(format!("{key} was changed since it was written"))
+                        }
+                        (None, Some(_)) => why = Some(format!("{key} was not written by it yet")),
+                    }
+                    break;
+                }
+                match why {
+                    Some(w) => run(&w, false),
+                    None => Plan::Skip,
+                }
+            }
+        };
+        Ok((fp, plan))
+    }
+
+    fn begin(
+        &mut self,
+        stage: Stage,
+        fp: &str,
+        inputs: &BTreeMap<String, String>,
+    ) -> anyhow::Result<()> {
+        self.store
+            .run_stage_begin(self.id, stage.name(), fp, inputs)?;
+        Ok(())
+    }
+
+    fn done(
+        &mut self,
+        stage: Stage,
+        fp: &str,
+        outputs: &BTreeMap<String, String>,
+    ) -> anyhow::Result<()> {
+        self.store
+            .run_stage_done(self.id, stage.name(), fp, outputs)?;
+        self.fps.insert(stage, fp.to_owned());
+        Ok(())
+    }
+
+    fn record(&mut self, stage: Stage, action: Action, why: String, detail: String, t: Instant) {
+        self.out.stages.push(StageOutcome {
+            stage,
+            action,
+            why,
+            detail,
+            elapsed: t.elapsed(),
+        });
+    }
+
+    fn skipped(&mut self, stage: Stage, fp: String, detail: String, t: Instant) {
+        self.fps.insert(stage, fp);
+        self.record(
+            stage,
+            Action::Skipped,
+            "unchanged inputs and settings".to_owned(),
+            detail,
+            t,
+        );
+    }
+
+    fn upstream(&self, stage: Stage) -> String {
+        self.fps.get(&stage).cloned().unwrap_or_default()
+    }
+}
+
+/// The build key `graph::build` will use for these roles and options.
+fn settings_key(roles: &Roles<'_>, opts: &BuildOptions) -> String {
+    Settings::of(roles, opts).key()
+}
+
+fn graph_figures(st: &Stats, g: &Graph) -> (usize, usize, usize, usize) {
+    (
+        st.total.candidates,
+        st.total.verified,
+        g.nodes.len(),
+        g.edges.len(),
+    )
+}
+
+fn pct(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// The eval run id `eval run` would give these trees (subject, seed, a hash of them).
+pub fn run_id(subject: &str, seed: u64, trees: &[Tree]) -> anyhow::Result<String> {
+    let digest = serde_json::to_vec(trees)?;
+    Ok(format!("{subject}-s{seed}-{:08x}", fnv1a(&digest) as u32))
+}
+
+/// Runs the pipeline on one film folder.
+pub fn run_film(dir: &Path, p: &Pipeline, progress: &Progress) -> anyhow::Result<FilmOutcome> {
+    if !dir.is_dir() {
+        bail!(
+            "{}: not a folder; expected a film folder holding script.fountain, script.fdx or script.txt",
+            dir.display()
+        );
+    }
+    let slug = super::graph::film_slug(dir);
+    let store = Store::open(&p.store)?;
+    let versions: Vec<(PathBuf, Format)> = VERSIONS
+        .iter()
+        .map(|(f, fmt)| (dir.join(f), *fmt))
+        .filter(|(path, _)| path.exists())
+        .collect();
+    if versions.is_empty() {
+        bail!(
+            "{}: no screenplay found; expected one of script.fountain, script.fdx, script.txt",
+            dir.display()
+        );
+    }
+    let id = store.ensure_film(&slug, None)?;
+    let mut film = Film {
+        store,
+        id,
+        bar: progress.film(&slug),
+        slug: slug.clone(),
+        dir: dir.to_path_buf(),
+        p,
+        out: FilmOutcome {
+            film: slug,
+            ..FilmOutcome::default()
+        },
+        fps: BTreeMap::new(),
+        graph_key: None,
+    };
+    let play = parse_stage(&mut film, &versions)?;
+    if p.until > Stage::Parse {
+        stages_after_parse(&mut film, play, &versions)?;
+    }
+    Ok(film.out)
+}
+
+/// One line per stage, then the film's figures.
+pub fn render_film(o: &FilmOutcome) -> String {
+    let mut out = String::new();
+    for s in &o.stages {
+        let _ = writeln!(
+            out,
+            "  {:<6} {:<8} {:>8.1} ms  {}",
+            s.stage.name(),
+            s.action.word(),
+            s.elapsed.as_secs_f64() * 1e3,
+            if s.action == Action::Skipped {
+                format!("({})", s.why)
+            } else {
+                format!("(why: {})", s.why)
+            }
+        );
+        for line in s.detail.lines() {
+            let _ = writeln!(out, "           {line}");
+        }
+    }
+    if let Some(why) = &o.stopped {
+        let _ = writeln!(out, "  stopped after parse: {why}");
+    }
+    if let Some((cands, verified, nodes, edges)) = o.graph {
+        let _ = writeln!(
+            out,
+            "  graph: {nodes} nodes, {edges} edges; verification rate {:.1} % ({verified} of {cands} candidates)",
+            pct(verified, cands)
+        );
+    }
+    if let Some((trees, questions)) = o.trees {
+        let _ = writeln!(out, "  trees: {trees} trees, {questions} questions");
+    }
+    if !o.metrics.is_empty() {
+        let _ = writeln!(
+            out,
+            "  metrics (point estimates; intervals in the report):\n    {:<14} {:>8} {:>7} {:>6} {:>6} {:>6}",
+            "subject", "accuracy", "score", "RDS", "wRDS", "CRS"
+        );
+        for m in &o.metrics {
+            let get = |s: &str, k: &str| m.figure(s, k);
+            let all = get("all", "all");
+            let rds = get("tree", "RDS");
+            let crs = get("tree", "CRS");
+            let _ = writeln!(
+                out,
+                "    {:<14} {:>8.3} {:>7.3} {:>6.2} {:>6.3} {:>6.3}",
+                m.subject,
+                all.map_or(f64::NAN, |f| f.first.mean),
+                all.map_or(f64::NAN, |f| f.second.mean),
+                rds.map_or(f64::NAN, |f| f.first.mean),
+                rds.map_or(f64::NAN, |f| f.second.mean),
+                crs.map_or(f64::NAN, |f| f.first.mean),
+            );
+        }
+    }
+    out
+}

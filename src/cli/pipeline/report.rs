@@ -1,0 +1,71 @@
+//! Stage report: `reports/<film>/report.{html,json,csv}`.
+
+use super::*;
+
+pub(super) fn report_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
+    let t = Instant::now();
+    let dir = film.out_path(&format!("reports/{}", film.slug));
+    let files: Vec<PathBuf> = ["html", "json", "csv"]
+        .iter()
+        .map(|ext| dir.join(format!("report.{ext}")))
+        .collect();
+    let mut inputs = BTreeMap::new();
+    inputs.insert("eval".to_owned(), film.upstream(Stage::Eval));
+    inputs.insert(
+        "bootstrap".to_owned(),
+        format!("{} resamples, seed 0", film.p.bootstrap),
+    );
+    let (fp, plan) = film.plan(Stage::Report, &inputs, &files)?;
+    let mut loaded = Vec::new();
+    for (_, id) in &film.out.runs {
+        loaded.push(load_run(&film.store, id)?);
+    }
+    // The summary's point estimates: cheap without the bootstrap.
+    film.out.metrics = loaded
+        .iter()
+        .map(|l| {
+            compute(
+                l,
+                BootstrapSettings {
+                    resamples: 0,
+                    seed: 0,
+                },
+            )
+        })
+        .collect();
+    film.out.report = Some(dir.clone());
+    let why = match plan {
+        Plan::Skip => {
+            film.skipped(Stage::Report, fp, format!("{}/", dir.display()), t);
+            return Ok(());
+        }
+        Plan::Run { why, .. } => why,
+    };
+    film.begin(Stage::Report, &fp, &inputs)?;
+    film.bar.stage(Stage::Report, "metrics", files.len(), 0.0);
+    let settings = BootstrapSettings {
+        resamples: film.p.bootstrap,
+        seed: 0,
+    };
+    let metrics: Vec<RunMetrics> = loaded.iter().map(|l| compute(l, settings)).collect();
+    let texts = [
+        html::html(&metrics)?,
+        eval_report::json(&metrics),
+        eval_report::csv(&metrics),
+    ];
+    let mut outputs = BTreeMap::new();
+    for (path, text) in files.iter().zip(&texts) {
+        write_atomic(path, text.as_bytes())?;
+        outputs.insert(path.display().to_string(), sha(text.as_bytes()));
+        film.bar.inc(1);
+    }
+    film.done(Stage::Report, &fp, &outputs)?;
+    let detail = format!(
+        "{}/report.{{html,json,csv}} ({} runs side by side, {} bootstrap resamples)",
+        dir.display(),
+        metrics.len(),
+        film.p.bootstrap
+    );
+    film.record(Stage::Report, Action::Ran, why, detail, t);
+    Ok(())
+}
