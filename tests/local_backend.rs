@@ -38,42 +38,37 @@ fn model_path() -> Option<PathBuf> {
     }
 }
 
+/// `[models.NAME]` sections on the GGUF file at `path`, each with backend
+/// `local`, a 30-minute timeout and its own extra lines.
+fn local_models(path: &Path, models: &[(&str, &str)]) -> String {
+    let p = serde_json::to_string(&path.display().to_string()).unwrap();
+    models
+        .iter()
+        .map(|(name, extra)| {
+            format!("[models.{name}]\nbackend = \"local\"\npath = {p}\ntimeout_s = 1800\n{extra}\n")
+        })
+        .collect()
+}
+
 /// A model layer with three local entries on one file: a greedy `smollm2`, and
 /// two auditors (one greedy, one sampling with a seed).
 fn llm(path: &Path) -> Llm {
-    let p = serde_json::to_string(&path.display().to_string()).unwrap();
     // Generous timeouts and no retries: a CPU model on a busy machine is slow, and a
     // timed-out generation still runs to its end on the worker, so a retry would
     // only queue behind it.
-    let text = format!(
-        r#"
-        [client]
-        max_retries = 0
-        deadline_s = 3600
-        [roles]
-        generator = "smollm2"
-        auditors = ["auditor-a", "auditor-b"]
-        [models.smollm2]
-        backend = "local"
-        path = {p}
-        max_tokens = 48
-        timeout_s = 1800
-        [models.auditor-a]
-        backend = "local"
-        path = {p}
-        temperature = 0.0
-        timeout_s = 1800
-        [models.auditor-b]
-        backend = "local"
-        path = {p}
-        temperature = 0.7
-        seed = 11
-        timeout_s = 1800
-        [models.absent]
-        backend = "local"
-        path = "no-such-model.gguf"
-        "#
+    let mut text = String::from(
+        "[client]\nmax_retries = 0\ndeadline_s = 3600\n[roles]\ngenerator = \"smollm2\"\n\
+         auditors = [\"auditor-a\", \"auditor-b\"]\n",
     );
+    text.push_str(&local_models(
+        path,
+        &[
+            ("smollm2", "max_tokens = 48"),
+            ("auditor-a", "temperature = 0.0"),
+            ("auditor-b", "temperature = 0.7\nseed = 11"),
+        ],
+    ));
+    text.push_str("[models.absent]\nbackend = \"local\"\npath = \"no-such-model.gguf\"\n");
     let config = Config::from_str_at(&text, Path::new("local-test.toml")).unwrap();
     let store = Arc::new(Mutex::new(Store::open_in_memory().unwrap()));
     Llm::new(
@@ -359,46 +354,21 @@ fn a_generation_whose_caller_gave_up_stops_before_the_next_forward_pass() {
 fn graph_build_on_one_block_with_local_roles_validates_every_answer() {
     let Some(path) = model_path() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let p = serde_json::to_string(&path.display().to_string()).unwrap();
     let config = dir.path().join("moviegraph.toml");
-    std::fs::write(
-        &config,
-        format!(
-            r#"
-            [client]
-            max_retries = 0
-            max_repairs = 1
-            deadline_s = 3600
-            [roles]
-            generator = "smol-gen"
-            auditors = ["smol-a", "smol-b"]
-            adjudicator = "smol-adj"
-            [models.smol-gen]
-            backend = "local"
-            path = {p}
-            max_tokens = 200
-            timeout_s = 1800
-            [models.smol-a]
-            backend = "local"
-            path = {p}
-            max_tokens = 160
-            timeout_s = 1800
-            [models.smol-b]
-            backend = "local"
-            path = {p}
-            max_tokens = 160
-            temperature = 0.7
-            seed = 3
-            timeout_s = 1800
-            [models.smol-adj]
-            backend = "local"
-            path = {p}
-            max_tokens = 80
-            timeout_s = 1800
-            "#
-        ),
-    )
-    .unwrap();
+    let mut text = String::from(
+        "[client]\nmax_retries = 0\nmax_repairs = 1\ndeadline_s = 3600\n[roles]\n\
+         generator = \"smol-gen\"\nauditors = [\"smol-a\", \"smol-b\"]\nadjudicator = \"smol-adj\"\n",
+    );
+    text.push_str(&local_models(
+        &path,
+        &[
+            ("smol-gen", "max_tokens = 200"),
+            ("smol-a", "max_tokens = 160"),
+            ("smol-b", "max_tokens = 160\ntemperature = 0.7\nseed = 3"),
+            ("smol-adj", "max_tokens = 80"),
+        ],
+    ));
+    std::fs::write(&config, text).unwrap();
     let store = dir.path().join("store.db");
     let film = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenplays/the-second-key");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))

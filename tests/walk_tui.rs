@@ -3,13 +3,11 @@
 //! the run), and then checks the run and its scores in the store. Skipped with a
 //! printed reason when tmux is absent.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-use moviegraph::store::Store;
-use moviegraph::trees::jsonl::read_trees;
-use moviegraph::walk::session::human_run_id;
 
 struct Tmux {
     socket: String,
@@ -184,29 +182,5 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
         "{screen}"
     );
 
-    let trees = read_trees(&dir.path().join("trees/tiny.jsonl")).unwrap();
-    let store = Store::open(&dir.path().join("ws.db")).unwrap();
-    let id = human_run_id("ana", &trees);
-    assert_eq!(store.eval_run(&id).unwrap().unwrap().subject, "human");
-    assert_eq!(
-        store.eval_run_annotator(&id).unwrap().as_deref(),
-        Some("ana")
-    );
-    let answers = store.eval_answers(&id).unwrap();
-    let got: Vec<(&str, u8, &str, bool)> = answers
-        .iter()
-        .map(|a| (a.node_id.as_str(), a.phase, a.raw.as_str(), a.correct))
-        .collect();
-    assert_eq!(
-        got,
-        vec![
-            ("n1", 1, "[[A]]", true),
-            ("n2", 1, "[[A, C]]", false),
-            ("n3", 2, "[[she believes someone took the key]]", true),
-        ]
-    );
-    // Jaccard {A, C} vs {A, B} = 1/3; ROUGE-L F1 with P = 1, R = 6/10 = 0.75.
-    assert_eq!(answers[0].score, 1.0);
-    assert!((answers[1].score - 1.0 / 3.0).abs() < 1e-9);
-    assert!((answers[2].score - 0.75).abs() < 1e-9);
+    common::walk::check_anas_run(dir.path());
 }

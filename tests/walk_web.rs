@@ -3,13 +3,14 @@
 //! two annotators get an agreement table; keyframe requests outside what the trees
 //! reference are refused; headless chromium renders a page (skipped without chromium).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use moviegraph::store::Store;
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::walk::session::human_run_id;
 
@@ -286,31 +287,7 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
 
     // The stored runs: subject human, annotators named, scored by the eval code.
     let trees = read_trees(&root.join("trees/tiny.jsonl")).unwrap();
-    let store = Store::open(&root.join("ws.db")).unwrap();
-    let ana = human_run_id("ana", &trees);
-    let run = store.eval_run(&ana).unwrap().expect("ana's run");
-    assert_eq!(run.subject, "human");
-    assert_eq!(
-        store.eval_run_annotator(&ana).unwrap().as_deref(),
-        Some("ana")
-    );
-    let answers = store.eval_answers(&ana).unwrap();
-    let got: Vec<(&str, u8, &str, bool)> = answers
-        .iter()
-        .map(|a| (a.node_id.as_str(), a.phase, a.raw.as_str(), a.correct))
-        .collect();
-    assert_eq!(
-        got,
-        vec![
-            ("n1", 1, "[[A]]", true),
-            ("n2", 1, "[[A, C]]", false),
-            ("n3", 2, "[[she believes someone took the key]]", true),
-        ]
-    );
-    // n2: Jaccard {A, C} vs {A, B} = 1/3. n3: ROUGE-L of 6 answer tokens, all in order
-    // in the 10-token reference: P = 1, R = 0.6, F1 = 0.75 (no judge: the score).
-    assert!((answers[1].score - 1.0 / 3.0).abs() < 1e-9);
-    assert!((answers[2].score - 0.75).abs() < 1e-9);
+    let ana = common::walk::check_anas_run(root);
 
     // The report labels both human runs and reports their agreement.
     let ben = human_run_id("ben", &trees);

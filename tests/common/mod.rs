@@ -149,3 +149,4 @@ fn diff(input: &Path, expected: &str, actual: &str) -> String {
 }
 
 pub mod llm;
+pub mod walk;
