@@ -17,3 +17,4 @@ pub mod store;
 mod text;
 pub mod trees;
 pub mod walk;
+pub mod workspace;

@@ -3,6 +3,7 @@
 //!
 //! Exit codes are a contract: 0 success, 1 a check failed, 2 an error.
 
+mod bench;
 mod cli;
 
 fn main() -> std::process::ExitCode {

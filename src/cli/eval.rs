@@ -5,21 +5,21 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use moviegraph::eval::metrics::rotation_figures;
-use moviegraph::eval::metrics::{compute, BootstrapSettings};
-use moviegraph::eval::model::{ModelJudge, ModelSubject};
+use moviegraph::eval::metrics::BootstrapSettings;
 use moviegraph::eval::protocol::{
-    load_run, rotation_displays, run_stored_with, Display, LoadedRun, RunEvent, RunOptions,
-    RunProgress,
+    rotation_displays, run_stored_with, Display, RunEvent, RunOptions, RunProgress,
 };
 use moviegraph::eval::score::NO_JUDGE_LABEL;
-use moviegraph::eval::subject::{baseline, fnv1a, Judge, Subject, BASELINES};
+use moviegraph::eval::subject::{Judge, BASELINES};
 use moviegraph::eval::{agreement, html, report};
-use moviegraph::llm::{BackendKind, Config, Llm, Role};
+use moviegraph::llm::{Config, Llm, Role};
 use moviegraph::store::{self, EvalRun, Store};
-use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::schema::Tree;
-use moviegraph::trees::validate::{is_valid, validate};
+use moviegraph::workspace::cast::{check_subject, is_model, open_llm};
+use moviegraph::workspace::eval::{
+    open_judge, read_valid_trees, run_id, run_metrics, OpenSubject, StoredMetrics,
+};
+use moviegraph::workspace::lock::WriterLock;
 
 use super::models::ModelFlags;
 use super::{emit, Outcome};
@@ -87,6 +87,8 @@ pub struct EvalRunArgs {
     /// reports are those of a one-at-a-time run).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: u64,
+    #[command(flatten)]
+    wait: super::WaitArgs,
     /// Option rotation: walk every tree five times, in separate conversations and
     /// stored as five runs (ID, ID@rot1, ID@rot2, ID@rot3, ID@shuffle), showing each
     /// choice question's options under the four cyclic rotations and one seeded
@@ -153,7 +155,6 @@ struct Cast {
 
 /// Resolves `--subject` and `--judge` against the baselines and the configuration.
 fn cast(flags: &ModelFlags, config: &Config) -> anyhow::Result<Cast> {
-    let baselines = BASELINES.join(", ");
     if flags.subjects().len() > 1 {
         bail!(
             "`eval run` takes one --subject (got {}); `moviegraph run` evaluates several",
@@ -168,40 +169,15 @@ fn cast(flags: &ModelFlags, config: &Config) -> anyhow::Result<Cast> {
             .cloned()
             .unwrap_or_default(),
     };
-    let subject_is_model = !BASELINES.contains(&subject.as_str());
-    if subject_is_model {
-        let Some(model) = config.models.get(&subject) else {
-            bail!(
-                "subject {subject:?} is neither an offline baseline ({baselines}) nor a model \
-                 configured in {} (see moviegraph.example.toml)",
-                config.source.display()
-            );
-        };
-        if model.backend == BackendKind::Rules {
-            bail!(
-                "{}subject {subject:?} is on the rules backend, which answers no questions; pass \
-                 --subject with an offline baseline ({baselines}) or a configured model",
-                if flags.subject().is_none() {
-                    "no --subject given and the configured "
-                } else {
-                    ""
-                }
-            );
-        }
-    }
+    check_subject(&subject, config)?;
     let judge = match flags.judge() {
         Some(name) => Some(name.to_string()),
         None => config.role(Role::Judge).first().cloned(),
     }
-    .filter(|name| {
-        config
-            .models
-            .get(name)
-            .is_some_and(|m| m.backend != BackendKind::Rules)
-    });
+    .filter(|name| is_model(config, name));
     Ok(Cast {
+        subject_is_model: !BASELINES.contains(&subject.as_str()),
         subject,
-        subject_is_model,
         judge,
     })
 }
@@ -212,8 +188,10 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let config = flags.load()?;
     let cast = cast(&args.models, &config)?;
     let store_path = store::resolve_path(args.store.as_deref());
+    let _lock = WriterLock::acquire(&store_path, "moviegraph eval run", args.wait.mode())?;
     let llm: Option<Llm> = if cast.subject_is_model || cast.judge.is_some() {
-        Some(flags.open_llm(
+        Some(open_llm(
+            config,
             &store_path,
             &format!("eval run {}", cast.subject),
             args.max_cost,
@@ -221,23 +199,9 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     } else {
         None
     };
-    let model_subject = match (&llm, cast.subject_is_model) {
-        (Some(llm), true) => Some(ModelSubject::new(
-            llm.model(&cast.subject, Role::Subject.name())?,
-            std::env::current_dir().context("reading the working directory")?,
-        )),
-        _ => None,
-    };
-    let baseline_subject = baseline(&cast.subject, args.seed);
-    let subject: &dyn Subject = match (&model_subject, &baseline_subject) {
-        (Some(model), _) => model,
-        (None, Some(b)) => b.as_ref(),
-        (None, None) => bail!("subject {:?} is not available", cast.subject),
-    };
-    let judge: Option<ModelJudge> = match (&llm, &cast.judge) {
-        (Some(llm), Some(name)) => Some(ModelJudge::new(llm.model(name, Role::Judge.name())?)),
-        _ => None,
-    };
+    let opened = OpenSubject::open(&cast.subject, args.seed, llm.as_ref())?;
+    let subject = opened.subject();
+    let judge = open_judge(cast.judge.as_deref(), llm.as_ref())?;
     if cast.subject_is_model {
         eprintln!(
             "subject: model {} through the model layer{}",
@@ -260,38 +224,11 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
         ),
         None => eprintln!("open answers: {NO_JUDGE_LABEL}; every report of this run says so"),
     }
-    let mut trees: Vec<Tree> = Vec::new();
-    let mut digest = Vec::new();
-    for path in &args.trees {
-        let file_trees = read_trees(path)?;
-        let mut bad = Vec::new();
-        for tree in &file_trees {
-            let problems = validate(tree);
-            if !is_valid(&problems) {
-                bad.extend(problems.iter().map(|p| format!("{}: {p}", path.display())));
-            }
-        }
-        if !bad.is_empty() {
-            bail!(
-                "invalid trees; fix them (see `moviegraph trees validate`) before evaluating:\n{}",
-                bad.join("\n")
-            );
-        }
-        digest.extend(serde_json::to_vec(&file_trees)?);
-        trees.extend(file_trees);
-    }
-    if trees.is_empty() {
-        bail!("the tree files hold no trees");
-    }
-    let id = args.run.clone().unwrap_or_else(|| {
-        format!(
-            "{}-s{}{}-{:08x}",
-            cast.subject,
-            args.seed,
-            if args.text_only { "-text" } else { "" },
-            fnv1a(&digest) as u32
-        )
-    });
+    let (trees, digest) = read_valid_trees(&args.trees)?;
+    let id = args
+        .run
+        .clone()
+        .unwrap_or_else(|| run_id(&cast.subject, args.seed, args.text_only, &digest));
     let run = EvalRun {
         id: id.clone(),
         subject: subject.name().to_string(),
@@ -396,13 +333,11 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
             cost_text(llm, args.max_cost)
         ))?;
     }
-    if let Some(model) = &model_subject {
-        if model.missing_images() > 0 {
-            eprintln!(
-                "warning: {} keyframe(s) could not be read and were left out (see the warnings above)",
-                model.missing_images()
-            );
-        }
+    if opened.missing_images() > 0 {
+        eprintln!(
+            "warning: {} keyframe(s) could not be read and were left out (see the warnings above)",
+            opened.missing_images()
+        );
     }
     Ok(Outcome::Success)
 }
@@ -468,30 +403,7 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
         resamples: args.bootstrap,
         seed: args.bootstrap_seed,
     };
-    let mut metrics = Vec::new();
-    let mut humans: Vec<(LoadedRun, String)> = Vec::new();
-    for id in &args.runs {
-        let loaded = load_run(&store, id)?;
-        let mut m = compute(&loaded, settings);
-        if let Some(annotator) = store.eval_run_annotator(id)? {
-            m.subject = format!("{} ({annotator})", m.subject);
-            humans.push((loaded.clone(), annotator));
-        }
-        if store.eval_run(&format!("{id}@rot1"))?.is_some() {
-            let displays = rotation_displays(loaded.run.seed);
-            let mut variants = vec![loaded];
-            for (_, suffix) in &displays[1..] {
-                variants.push(load_run(&store, &format!("{id}{suffix}"))?);
-            }
-            let pairs: Vec<(Display, &LoadedRun)> = displays
-                .iter()
-                .map(|(d, _)| *d)
-                .zip(variants.iter())
-                .collect();
-            m.figures.extend(rotation_figures(&pairs));
-        }
-        metrics.push(m);
-    }
+    let StoredMetrics { metrics, humans } = run_metrics(&store, &args.runs, settings)?;
     if args.ablation {
         if args.format != ReportFormat::Table {
             bail!("--ablation prints a table; leave out --format");

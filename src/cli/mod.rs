@@ -1,15 +1,8 @@
 //! Command-line layer: argument parsing, logging, output and exit codes.
 
 mod align;
-mod bench;
-mod bench_embed;
-mod bench_graph;
-mod bench_llm;
-mod bench_local;
-mod bench_pipeline;
-mod bench_trees;
 mod doctor;
-mod embedding;
+pub mod embedding;
 mod eval;
 mod graph;
 mod llm;
@@ -17,7 +10,6 @@ mod local;
 mod merge;
 mod models;
 mod parse;
-mod pipeline;
 mod run;
 mod trees;
 mod walk;
@@ -56,7 +48,7 @@ enum Command {
     #[command(subcommand)]
     Trees(trees::TreesCommand),
     #[command(subcommand)]
-    Bench(bench::BenchCommand),
+    Bench(crate::bench::BenchCommand),
     /// Two-phase evaluation of a subject on question trees, and its reports.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
@@ -78,6 +70,26 @@ enum Command {
     Walk(walk::WalkArgs),
 }
 
+/// How a command that writes the store treats another process using it.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct WaitArgs {
+    /// When another process is writing the same store, stop at once with exit
+    /// code 2 (naming the store and the process) instead of waiting for it.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+impl WaitArgs {
+    /// The lock's waiting mode.
+    pub fn mode(self) -> moviegraph::workspace::lock::Wait {
+        if self.no_wait {
+            moviegraph::workspace::lock::Wait::No
+        } else {
+            moviegraph::workspace::lock::Wait::Yes
+        }
+    }
+}
+
 /// Outcome of a command that ran to completion: did its checks pass?
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -97,7 +109,7 @@ pub fn main() -> ExitCode {
         Command::Align(args) => align::align_cmd(args),
         Command::Graph(cmd) => graph::graph(cmd),
         Command::Trees(cmd) => trees::trees(cmd),
-        Command::Bench(cmd) => bench::bench(cmd),
+        Command::Bench(cmd) => crate::bench::bench(cmd).map(|()| Outcome::Success),
         Command::Eval(cmd) => eval::eval(cmd, cli.quiet),
         Command::Models(cmd) => models::models(cmd),
         Command::Llm(cmd) => llm::llm(cmd),

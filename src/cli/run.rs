@@ -1,19 +1,18 @@
 //! `moviegraph run`: the whole pipeline on film folders, from screenplay to report.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::bail;
 use clap::Args;
-use moviegraph::eval::subject::BASELINES;
-use moviegraph::llm::{BackendKind, Config, Role};
 use moviegraph::store::{self, Store};
+use moviegraph::workspace::cast::{open_llm, subjects, Cast};
+use moviegraph::workspace::film;
+use moviegraph::workspace::lock::WriterLock;
+use moviegraph::workspace::run::{render_film, run_films, FilmOutcome, Pipeline, Progress, Stage};
 
 use super::models::ModelFlags;
-use super::pipeline::{render_film, run_film, Cast, FilmOutcome, Pipeline, Progress, Stage};
 use super::{emit, Outcome};
 
 /// Run the whole pipeline on film folders: parse → align → graph → trees → eval →
@@ -85,6 +84,8 @@ pub struct RunArgs {
     /// Stop after this stage.
     #[arg(long, value_enum, default_value_t = Stage::Report)]
     until: Stage,
+    #[command(flatten)]
+    wait: super::WaitArgs,
 }
 
 impl RunArgs {
@@ -99,7 +100,7 @@ impl RunArgs {
         if cast.needs_models(&subjects) {
             // Open once here so the migrations run before the model layer's connection.
             drop(Store::open(&store)?);
-            cast = cast.with_llm(flags.open_llm(&store, "run", self.max_cost)?);
+            cast = cast.with_llm(open_llm(config, &store, "run", self.max_cost)?);
         }
         Ok(Pipeline {
             out: self.out.clone(),
@@ -113,55 +114,18 @@ impl RunArgs {
     }
 }
 
-/// The eval stage's subjects: those given, else the configured subject role
-/// when it is a model, else the three offline baselines. Each must be a
-/// baseline or a configured model off the rules backend.
-fn subjects(given: &[String], config: &Config) -> anyhow::Result<Vec<String>> {
-    let is_model = |name: &str| {
-        config
-            .models
-            .get(name)
-            .is_some_and(|m| m.backend != BackendKind::Rules)
-    };
-    let chosen: Vec<String> = if !given.is_empty() {
-        given.to_vec()
-    } else if let Some(name) = config.role(Role::Subject).first().filter(|n| is_model(n)) {
-        vec![name.clone()]
-    } else {
-        BASELINES.iter().map(|s| s.to_string()).collect()
-    };
-    let mut seen = std::collections::BTreeSet::new();
-    for s in &chosen {
-        if !seen.insert(s) {
-            bail!("subject {s:?} is named twice");
-        }
-        if BASELINES.contains(&s.as_str()) || is_model(s) {
-            continue;
-        }
-        if config.models.contains_key(s) {
-            bail!(
-                "subject {s:?} is on the rules backend, which answers no questions; pass an offline \
-                 baseline ({}) or a model configured in {}",
-                BASELINES.join(", "),
-                config.source.display()
-            );
-        }
-        bail!(
-            "subject {s:?} is neither an offline baseline ({}) nor a model configured in {} \
-             (see moviegraph.example.toml)",
-            BASELINES.join(", "),
-            config.source.display()
-        );
-    }
-    Ok(chosen)
-}
-
 /// Runs the pipeline on every film folder, `--jobs` at a time, and prints a summary.
 pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<Outcome> {
+    // One writer per store: taken before anything (the model layer included) opens it.
+    let _lock = WriterLock::acquire(
+        &store::resolve_path(args.store.as_deref()),
+        "moviegraph run",
+        args.wait.mode(),
+    )?;
     let p = args.pipeline()?;
     let mut seen = std::collections::BTreeMap::new();
     for dir in &args.film_dirs {
-        if let Some(other) = seen.insert(super::graph::film_slug(dir), dir) {
+        if let Some(other) = seen.insert(film::slug(dir), dir) {
             bail!(
                 "{} and {} are the same film name; each film folder needs its own name",
                 other.display(),
@@ -189,38 +153,10 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     Ok(outcome)
 }
 
-/// Every film through the pipeline on up to `jobs` threads; results in input order.
-pub(super) fn run_films(
-    dirs: &[PathBuf],
-    p: &Pipeline,
-    progress: &Progress,
-    jobs: usize,
-) -> Vec<anyhow::Result<FilmOutcome>> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<FilmOutcome>>>> =
-        Mutex::new((0..dirs.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, dirs.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(dir) = dirs.get(i) else { break };
-                let r = run_film(dir, p, progress);
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(anyhow::anyhow!("the film's thread stopped"))))
-        .collect()
-}
-
 fn summary(
     dirs: &[PathBuf],
     p: &Pipeline,
-    results: &[anyhow::Result<FilmOutcome>],
+    results: &[moviegraph::workspace::Result<FilmOutcome>],
     elapsed: std::time::Duration,
 ) -> (String, Outcome, usize) {
     let mut out = String::new();
@@ -306,35 +242,4 @@ fn summary(
         "  edit a film's files or settings and run again: only the stages whose inputs changed (and those after them) run"
     );
     (out, outcome, failed)
-}
-
-/// The film's shots: a manifest in the folder, else a MovieNet layout.
-pub(super) fn find_shots(dir: &Path, film: &str) -> Option<PathBuf> {
-    for name in ["keyframes.csv", "keyframes.json"] {
-        let path = dir.join(name);
-        if path.is_file() {
-            return Some(path);
-        }
-    }
-    let parent = dir.canonicalize().ok()?.parent()?.parent()?.to_path_buf();
-    let found = [dir.join("keyframes"), parent.join("keyframes").join(film)]
-        .into_iter()
-        .find(|d| d.join("shot_txt").is_dir())?;
-    // Keyframe paths end up in the store, the graph export and the trees; keep
-    // them relative to the workspace so those files are the same on every machine.
-    Some(relative_to_cwd(found))
-}
-
-/// `path` relative to the working directory when it lies inside it, else unchanged.
-fn relative_to_cwd(path: PathBuf) -> PathBuf {
-    let Some(cwd) = std::env::current_dir()
-        .ok()
-        .and_then(|d| d.canonicalize().ok())
-    else {
-        return path;
-    };
-    match path.strip_prefix(&cwd) {
-        Ok(rel) => rel.to_path_buf(),
-        Err(_) => path,
-    }
 }

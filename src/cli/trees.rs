@@ -6,20 +6,20 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use moviegraph::graph::analysis::analyse;
-use moviegraph::graph::Graph;
-use moviegraph::llm::{BackendKind, BlockingModel, Role};
-use moviegraph::trees::facts::Facts;
-use moviegraph::trees::generate::{generate_with, GenerateOptions, Mix, QuestionWriter};
+use moviegraph::llm::{BlockingModel, Role};
+use moviegraph::store::Store;
+use moviegraph::trees::generate::GenerateOptions;
 use moviegraph::trees::jsonl::{read_trees, save_trees};
-use moviegraph::trees::model::ModelWriter;
-use moviegraph::trees::rules::RulesWriter;
 use moviegraph::trees::schema::Tree;
-use moviegraph::trees::source::Source;
 use moviegraph::trees::stats::{render, stats};
-use moviegraph::trees::validate::{is_valid, validate, Severity};
+use moviegraph::trees::validate::{is_valid, validate};
+use moviegraph::workspace::align::film_blocks;
+use moviegraph::workspace::cast::{model_role, open_llm};
+use moviegraph::workspace::film::FilmFolder;
+use moviegraph::workspace::graph::load_graph;
+use moviegraph::workspace::lock::WriterLock;
+use moviegraph::workspace::trees::{generate_trees, parse_mix};
 
-use super::graph::{film_slug, latest, load, open_store};
 use super::models::ModelFlags;
 use super::{emit, Outcome};
 
@@ -80,6 +80,8 @@ pub struct GenerateArgs {
     /// Output folder.
     #[arg(long, default_value = "trees")]
     out: PathBuf,
+    #[command(flatten)]
+    wait: super::WaitArgs,
 }
 
 /// Tree files.
@@ -120,59 +122,20 @@ pub fn trees(cmd: TreesCommand) -> anyhow::Result<Outcome> {
     }
 }
 
-pub(super) fn parse_mix(text: &str) -> anyhow::Result<Mix> {
-    let parts: Vec<f64> = text
-        .split(',')
-        .map(|p| p.trim().parse::<f64>())
-        .collect::<Result<_, _>>()
-        .with_context(|| format!("--mix {text:?}: expected three numbers open,single,multi"))?;
-    let [open, single, multi] = parts[..] else {
-        bail!("--mix {text:?}: expected three numbers open,single,multi");
-    };
-    if [open, single, multi]
-        .iter()
-        .any(|x| !x.is_finite() || *x < 0.0)
-        || open + single + multi <= 0.0
-    {
-        bail!("--mix {text:?}: shares must be non-negative and not all zero");
-    }
-    let sum = open + single + multi;
-    Ok(Mix {
-        open: open / sum,
-        single: single / sum,
-        multi: multi / sum,
-    })
-}
-
 fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     if a.depth == 0 {
         bail!("--depth must be at least 1");
     }
     let mix = parse_mix(&a.mix)?;
-    let slug = film_slug(&a.film_dir);
-    let store = open_store(a.store.as_deref())?;
-    let graph: Graph = match &a.graph {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let mut g: Graph = serde_json::from_str(&text)
-                .with_context(|| format!("{}: not a graph export", path.display()))?;
-            g.nodes.sort_by(|x, y| x.id.cmp(&y.id));
-            g
-        }
-        None => {
-            let (build, _) = latest(&store, &slug)?;
-            Graph::assemble(&slug, &store.graph_candidates(build)?)
-        }
-    };
+    let folder = FilmFolder::open(&a.film_dir)?;
+    let slug = folder.slug.clone();
+    let store_path = moviegraph::store::resolve_path(a.store.as_deref());
+    // Generation may re-align the film (a stale alignment), which writes the store.
+    let _lock = WriterLock::acquire(&store_path, "moviegraph trees generate", a.wait.mode())?;
+    let store = Store::open(&store_path)?;
+    let graph = load_graph(&store, &slug, a.graph.as_deref())?;
     // The blocks come from the store's alignment when it is current (as for `graph build`).
-    let (play, blocks, _) = load(&a.film_dir, a.keyframes.as_deref(), &store, &slug)?;
-    let mut source = Source::from_play(&play, &blocks);
-    if let Ok(cwd) = std::env::current_dir() {
-        source.relative_to(&cwd);
-    }
-    let facts = Facts::new(&graph);
-    let analysis = analyse(&graph);
+    let (play, blocks, _) = film_blocks(&store, &folder, a.keyframes.as_deref())?;
     let opts = GenerateOptions {
         depth: a.depth,
         max_trees: a.max_trees,
@@ -181,40 +144,25 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
         ..GenerateOptions::default()
     };
     let config = a.models.load()?;
-    let name = config
-        .role(Role::Generator)
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "rules".to_owned());
-    let rules_backend = config
-        .models
-        .get(&name)
-        .is_none_or(|m| m.backend == BackendKind::Rules);
+    let model_name = model_role(&config, Role::Generator);
+    let model = match &model_name {
+        Some(name) => {
+            let llm = open_llm(config.clone(), &store_path, &format!("trees generate {slug}"), None)?;
+            Some(
+                BlockingModel::new(llm.model(name, Role::Generator.name())?)
+                    .context("cannot start the model runtime")?,
+            )
+        }
+        None => None,
+    };
+    let out = generate_trees(&graph, &play, &blocks, model, &opts)?;
     let mut report = String::new();
-    let (out, writer_name) = if rules_backend {
-        let out = generate_with(&facts, &analysis, &source, &RulesWriter, None, &opts);
-        (out, RulesWriter.name())
-    } else {
-        let store_path = moviegraph::store::resolve_path(a.store.as_deref());
-        let llm = a
-            .models
-            .open_llm(&store_path, &format!("trees generate {slug}"), None)?;
-        let model = BlockingModel::new(llm.model(&name, Role::Generator.name())?)
-            .context("cannot start the model runtime")?;
-        let writer = ModelWriter::new(model);
-        let out = generate_with(
-            &facts,
-            &analysis,
-            &source,
-            &writer,
-            Some(&RulesWriter),
-            &opts,
-        );
+    if let Some(name) = &model_name {
         let replaced = out.rejected.iter().filter(|r| r.replaced).count();
         let model_rejected = out
             .rejected
             .iter()
-            .filter(|r| r.writer == writer.name())
+            .filter(|r| r.writer == out.writer)
             .count();
         for r in &out.rejected {
             let _ = writeln!(report, "{r}");
@@ -224,35 +172,26 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
             "model {name}: {model_rejected} questions rejected ({replaced} replaced by the rules writer's, {} dropped)",
             model_rejected - replaced
         );
-        (out, writer.name())
-    };
-    let mut kept: Vec<Tree> = Vec::new();
-    let mut invalid = 0;
-    for tree in out.trees {
-        let problems = validate(&tree);
-        for p in problems.iter().filter(|p| p.severity == Severity::Error) {
-            let _ = writeln!(report, "{p}");
-        }
-        if is_valid(&problems) {
-            kept.push(tree);
-        } else {
-            invalid += 1;
-        }
+    }
+    for p in &out.problems {
+        let _ = writeln!(report, "{p}");
     }
     let path = a.out.join(format!("{slug}.jsonl"));
-    save_trees(&path, &kept)?;
-    let questions: usize = kept.iter().map(|t| t.nodes.len()).sum();
+    save_trees(&path, &out.trees)?;
     let _ = writeln!(
         report,
-        "wrote {} ({} trees, {questions} questions; generator {writer_name}); {} questions not worded or rejected, {} options without a follow-up above depth {}, {invalid} invalid trees left out",
+        "wrote {} ({} trees, {} questions; generator {}); {} questions not worded or rejected, {} options without a follow-up above depth {}, {} invalid trees left out",
         path.display(),
-        kept.len(),
+        out.trees.len(),
+        out.questions(),
+        out.writer,
         out.rejected.len(),
         out.leaves_early,
-        a.depth
+        a.depth,
+        out.invalid
     );
     emit(&report)?;
-    Ok(if invalid == 0 {
+    Ok(if out.invalid == 0 {
         Outcome::Success
     } else {
         Outcome::CheckFailed

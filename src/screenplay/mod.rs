@@ -19,6 +19,7 @@ pub mod fountain;
 pub mod heading;
 pub mod names;
 pub mod plaintext;
+pub mod summary;
 mod title;
 
 use std::path::{Path, PathBuf};

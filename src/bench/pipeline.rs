@@ -12,9 +12,11 @@ use moviegraph::eval::subject::BASELINES;
 use moviegraph::screenplay::{self, Format};
 use moviegraph::store::Store;
 
-use super::pipeline::{Action, Cast, FilmOutcome, Pipeline, Progress, Stage, STAGES};
-use super::run::run_films;
-use super::{emit, Outcome};
+use moviegraph::workspace::cast::Cast;
+use moviegraph::workspace::run::{
+    run_films, Action, FilmOutcome, Pipeline, Progress, Stage, STAGES,
+};
+use super::emit;
 
 /// Options of `bench pipeline`.
 #[derive(Debug, Args)]
@@ -187,7 +189,7 @@ fn render(title: &str, m: &Measured, out: &mut String) {
 }
 
 /// Runs the pipeline stage by stage on the sample film, then on the corpus.
-pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<Outcome> {
+pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<()> {
     let seed_path = a.film.join("script.fountain");
     let seed = std::fs::read_to_string(&seed_path)
         .with_context(|| format!("reading {}", seed_path.display()))?;
@@ -201,7 +203,7 @@ pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<Outcome> {
     if ws.exists() {
         std::fs::remove_dir_all(&ws).with_context(|| format!("clearing {}", ws.display()))?;
     }
-    let slug = super::graph::film_slug(&a.film);
+    let slug = moviegraph::workspace::film::slug(&a.film);
     // The sample film with its keyframes in the layout `run` looks for.
     let sample = ws.join("screenplays").join(&slug);
     copy_dir(&a.film, &sample)?;
@@ -217,7 +219,7 @@ pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<Outcome> {
     let t = Instant::now();
     let mut corpus = Vec::new();
     for i in 0..a.films {
-        let text = super::bench_graph::synth_film(&seed, i, a.copies);
+        let text = super::graph::synth_film(&seed, i, a.copies);
         let play = screenplay::parse_text(&text, Some(Format::Fountain), None)?;
         let case = synth(
             &play,
@@ -287,5 +289,5 @@ pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<Outcome> {
         let _ = writeln!(out, "workspace kept in {}", ws.display());
     }
     emit(&out)?;
-    Ok(Outcome::Success)
+    Ok(())
 }

@@ -10,7 +10,7 @@ use moviegraph::llm::local::{
     resolve_model_path, ChatTurn, GenParams, Generation, LoadOptions, LocalModel,
 };
 
-use super::{emit, Outcome};
+use super::emit;
 
 /// Options of `bench local`.
 #[derive(Debug, Args)]
@@ -126,7 +126,7 @@ impl Sum {
 }
 
 /// Runs the benchmark and prints its figures.
-pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
+pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
     let path = resolve_model_path(args.model.as_deref())?;
     let script = std::fs::read_to_string(&args.script)
         .with_context(|| format!("reading {}", args.script.display()))?;
@@ -229,5 +229,5 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<Outcome> {
         cold.text
     );
     emit(&out)?;
-    Ok(Outcome::Success)
+    Ok(())
 }

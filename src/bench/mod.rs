@@ -9,7 +9,13 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use moviegraph::screenplay::{self, Format};
 
-use super::{emit, Outcome};
+mod embed;
+mod graph;
+mod llm;
+mod local;
+mod pipeline;
+mod trees;
+
 
 /// Benchmarks that print figures (build with --release for meaningful numbers).
 #[derive(Debug, Subcommand)]
@@ -26,24 +32,24 @@ pub enum BenchCommand {
     Eval(BenchEvalArgs),
     /// The graph stage (rules backend) on a synthetic corpus: time per block,
     /// calls per block, peak memory, against the generator alone.
-    Graph(super::bench_graph::BenchGraphArgs),
+    Graph(graph::BenchGraphArgs),
     /// Sentence-embedding speed: all-MiniLM-L6-v2 cold and through the
     /// store's cache, against the hashed baseline, on the same texts.
-    Embed(super::bench_embed::BenchEmbedArgs),
+    Embed(embed::BenchEmbedArgs),
     /// Model-client throughput against a loopback OpenAI-compatible server, at
     /// zero latency and at 100 ms latency, side by side with the Python `openai`
     /// client on the same server.
-    Llm(super::bench_llm::BenchLlmArgs),
+    Llm(llm::BenchLlmArgs),
     /// Local GGUF model speed: prompt tokens/s, generation tokens/s without
     /// and with schema-constrained decoding, mask time per token.
-    Local(super::bench_local::BenchLocalArgs),
+    Local(local::BenchLocalArgs),
     /// Question-tree generation (rules backend) over a synthetic 30-film
     /// corpus: time, throughput and peak memory, next to graph analysis alone.
-    Trees(super::bench_trees::BenchTreesArgs),
+    Trees(trees::BenchTreesArgs),
     /// The whole `moviegraph run` pipeline on the sample film and on a synthetic
     /// 30-film corpus: wall time and peak memory per stage, and a rerun with
     /// everything current.
-    Pipeline(super::bench_pipeline::BenchPipelineArgs),
+    Pipeline(pipeline::BenchPipelineArgs),
 }
 
 /// Options of `bench eval`.
@@ -104,17 +110,25 @@ pub struct BenchParseArgs {
 }
 
 /// Runs the selected benchmark.
-pub fn bench(cmd: BenchCommand) -> anyhow::Result<Outcome> {
+/// Writes `text` to stdout (a closed pipe ends the command quietly at the edge).
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    Ok(out.flush()?)
+}
+
+pub fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Parse(args) => bench_parse(args),
         BenchCommand::Align(args) => bench_align(args),
         BenchCommand::Eval(args) => bench_eval(args),
-        BenchCommand::Graph(args) => super::bench_graph::bench_graph(args),
-        BenchCommand::Embed(args) => super::bench_embed::bench_embed(args),
-        BenchCommand::Llm(args) => super::bench_llm::bench_llm(args),
-        BenchCommand::Local(args) => super::bench_local::bench_local(args),
-        BenchCommand::Trees(args) => super::bench_trees::bench_trees(args),
-        BenchCommand::Pipeline(args) => super::bench_pipeline::bench_pipeline(args),
+        BenchCommand::Graph(args) => graph::bench_graph(args),
+        BenchCommand::Embed(args) => embed::bench_embed(args),
+        BenchCommand::Llm(args) => llm::bench_llm(args),
+        BenchCommand::Local(args) => local::bench_local(args),
+        BenchCommand::Trees(args) => trees::bench_trees(args),
+        BenchCommand::Pipeline(args) => pipeline::bench_pipeline(args),
     }
 }
 
@@ -124,7 +138,7 @@ struct Input {
     text: String,
 }
 
-fn bench_parse(args: BenchParseArgs) -> anyhow::Result<Outcome> {
+fn bench_parse(args: BenchParseArgs) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         tracing::warn!("this is a debug build: figures are not representative; use --release");
     }
@@ -219,7 +233,7 @@ fn bench_parse(args: BenchParseArgs) -> anyhow::Result<Outcome> {
         }
     }
     emit(&out)?;
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 /// Repeats the story part of a script until it reaches `target` bytes; returns
@@ -345,7 +359,7 @@ pub(super) const DEFAULT_ALIGN_SCRIPTS: [&str; 3] = [
     "../shared/conformance/jumpcut/corpus/mostly-genius/source/source.fountain",
 ];
 
-fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
+fn bench_align(args: BenchAlignArgs) -> anyhow::Result<()> {
     use moviegraph::align::dp::{self, Band};
     use moviegraph::align::eval::evaluate;
     use moviegraph::align::similarity::{prepare, HashedNgramEmbedder, Vocabulary};
@@ -490,7 +504,7 @@ fn bench_align(args: BenchAlignArgs) -> anyhow::Result<Outcome> {
     );
     out.push_str(&hard_cases(&play, &args)?);
     emit(&out)?;
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 /// Accuracy on one departure from the script at a time (and all together),
@@ -600,7 +614,7 @@ fn hard_cases(play: &screenplay::Screenplay, args: &BenchAlignArgs) -> anyhow::R
     Ok(out)
 }
 
-fn bench_eval(args: BenchEvalArgs) -> anyhow::Result<Outcome> {
+fn bench_eval(args: BenchEvalArgs) -> anyhow::Result<()> {
     use moviegraph::eval::metrics::{compute, BootstrapSettings};
     use moviegraph::eval::protocol::{load_run, walk_tree, WalkSettings};
     use moviegraph::eval::subject::RandomBaseline;
@@ -748,7 +762,7 @@ fn bench_eval(args: BenchEvalArgs) -> anyhow::Result<Outcome> {
     })();
     let _ = std::fs::remove_dir_all(&dir);
     emit(&result?)?;
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 /// Medians of wall time and of this thread's CPU time (Linux; `None` elsewhere), which

@@ -2,37 +2,28 @@
 
 use super::*;
 
-pub(super) fn stages_after_parse(
-    film: &mut Film<'_>,
-    mut play: Option<Screenplay>,
-    versions: &[(PathBuf, Format)],
-) -> anyhow::Result<()> {
-    let dir = film.dir.clone();
-    let Some(subs_path) = ["subtitles.srt", "subtitles.vtt"]
-        .into_iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.is_file())
-    else {
+pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenplay>) -> Result<()> {
+    let Some(subs_path) = film.folder.subtitles.clone() else {
         film.out.stopped = Some(
             "no subtitles.srt or subtitles.vtt: align, graph, trees, eval and report need them"
                 .to_owned(),
         );
         return Ok(());
     };
-    let (script_path, format) = versions[0].clone();
+    let (script_path, format) = film.folder.scripts[0].clone();
 
     // Align.
     let t = Instant::now();
-    let shots = match crate::cli::run::find_shots(&dir, &film.slug) {
+    let shots = match film.folder.shots() {
         Some(path) => Some(
-            crate::cli::align::load_shots(&path, None, None)
+            load_shots(&path, None, None)
                 .with_context(|| format!("stage align, film {}", film.slug))?,
         ),
         None => None,
     };
-    let sources = AlignmentSources {
-        script: crate::cli::align::fingerprint(&script_path)?,
-        subtitles: crate::cli::align::fingerprint(&subs_path)?,
+    let sources = crate::store::AlignmentSources {
+        script: film::fingerprint(&script_path)?,
+        subtitles: film::fingerprint(&subs_path)?,
         shots: shots.as_ref().map(|(_, f)| f.clone()),
     };
     let mut inputs = BTreeMap::new();
@@ -77,12 +68,7 @@ pub(super) fn stages_after_parse(
         // The alignment lives in the store; `align --store` or `graph build` may have
         // replaced it since.
         let stored = film.store.load_alignment(film.id)?;
-        let same = stored.is_some_and(|s| {
-            s.sources.script.sha256 == sources.script.sha256
-                && s.sources.subtitles.sha256 == sources.subtitles.sha256
-                && s.sources.shots.as_ref().map(|f| &f.sha256)
-                    == sources.shots.as_ref().map(|f| &f.sha256)
-        });
+        let same = stored.is_some_and(|s| super::super::align::same_inputs(&s.sources, &sources));
         if !same {
             plan = Plan::Run {
                 why: "the stored alignment was replaced or removed".to_owned(),
@@ -107,26 +93,15 @@ pub(super) fn stages_after_parse(
                 None => screenplay::parse_file(&script_path, Some(format))
                     .with_context(|| format!("stage parse, film {}", film.slug))?,
             };
-            let subs = subtitles::parse_file(&subs_path, None)
+            let inputs = AlignInputs::with_play(primary, &script_path, &subs_path, shots)
                 .with_context(|| format!("stage align, film {}", film.slug))?;
-            let started = Instant::now();
-            let mut alignment = moviegraph::align::align(&primary, &subs, &AlignOptions::default());
-            let elapsed = started.elapsed();
-            if let Some((list, _)) = &shots {
-                attach_shots(&mut alignment, list, 5, 3_000);
-            }
-            film.store
-                .save_alignment(
-                    &film.slug,
-                    &AlignmentRecord {
-                        play: &primary,
-                        subtitles: &subs,
-                        shots: shots.as_ref().map(|(l, _)| l),
-                        alignment: &alignment,
-                        sources: &sources,
-                    },
-                )
-                .with_context(|| format!("saving the alignment of film {}", film.slug))?;
+            let aligned = align_film(
+                inputs,
+                &AlignOptions::default(),
+                &crate::embed::HashedNgramEmbedder,
+                Some((&film.store, &film.slug)),
+            )?;
+            let (alignment, elapsed, shots) = (&aligned.alignment, aligned.elapsed, &aligned.inputs.shots);
             film.bar.inc(1);
             let s = &alignment.summary;
             let mut detail = String::new();
@@ -147,7 +122,7 @@ pub(super) fn stages_after_parse(
                 .iter()
                 .filter(|b| b.start_ms.is_some())
                 .count();
-            let keyframes = match &shots {
+            let keyframes = match shots {
                 Some((list, f)) => format!(
                     "{} shots from {}, {} keyframes attached",
                     list.shots.len(),

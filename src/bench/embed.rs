@@ -11,9 +11,9 @@ use moviegraph::media::subtitles::normalize_for_matching;
 use moviegraph::screenplay::{self, ElementKind, Format};
 use moviegraph::store::Store;
 
-use super::bench::DEFAULT_ALIGN_SCRIPTS;
-use super::embedding::{load_minilm, EmbedderArgs};
-use super::{emit, Outcome};
+use super::DEFAULT_ALIGN_SCRIPTS;
+use crate::cli::embedding::{load_minilm, EmbedderArgs};
+use super::emit;
 
 /// Options of `bench embed`.
 #[derive(Debug, Args)]
@@ -79,7 +79,7 @@ fn once(e: &dyn Embedder, texts: &[&str]) -> anyhow::Result<Timing> {
 }
 
 /// Runs `bench embed`.
-pub fn bench_embed(args: BenchEmbedArgs) -> anyhow::Result<Outcome> {
+pub fn bench_embed(args: BenchEmbedArgs) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         tracing::warn!("this is a debug build: figures are not representative; use --release");
     }
@@ -167,5 +167,5 @@ pub fn bench_embed(args: BenchEmbedArgs) -> anyhow::Result<Outcome> {
         }
     }
     emit(&out)?;
-    Ok(Outcome::Success)
+    Ok(())
 }

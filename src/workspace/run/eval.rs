@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn eval_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
+pub(super) fn eval_stage(film: &mut Film<'_>) -> Result<()> {
     let t = Instant::now();
     let p = film.p;
     let cast = &p.cast;
@@ -103,25 +103,15 @@ pub(super) fn eval_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         questions * p.subjects.len(),
         cast.cost(),
     );
-    let judge = match &cast.judge {
-        Some(name) => Some(ModelJudge::new(
-            cast.llm()?.model(name, Role::Judge.name())?,
-        )),
-        None => None,
-    };
-    let workspace = std::env::current_dir().context("reading the working directory")?;
+    let judge = open_judge(cast.judge.as_deref(), cast.llm.as_ref())?;
+    let digest = serde_json::to_vec(&trees)?;
     let (mut answers, mut asked) = (0, 0);
     let mut outputs = BTreeMap::new();
     let mut runs = Vec::new();
     for name in &p.subjects {
-        let subject: Box<dyn Subject> = match baseline(name, p.seed) {
-            Some(b) => b,
-            None => Box::new(ModelSubject::new(
-                cast.llm()?.model(name, Role::Subject.name())?,
-                workspace.clone(),
-            )),
-        };
-        let id = run_id(name, p.seed, &trees)?;
+        let subject = OpenSubject::open(name, p.seed, cast.llm.as_ref())?;
+        let subject = subject.subject();
+        let id = run_id(name, p.seed, false, &digest);
         let run = EvalRun {
             id: id.clone(),
             subject: subject.name().to_string(),
@@ -137,7 +127,7 @@ pub(super) fn eval_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
                 &film.store,
                 &run,
                 &trees,
-                subject.as_ref(),
+                subject,
                 judge.as_ref().map(|j| j as &dyn Judge),
                 RunOptions {
                     display: Display::Original,

@@ -12,7 +12,7 @@ use moviegraph::llm::loopback::{LoopbackServer, ServerOptions};
 use moviegraph::llm::{ChatRequest, Config, Llm, LlmOptions, Message, ModelConfig};
 use moviegraph::store::Store;
 
-use super::{emit, Outcome};
+use super::emit;
 
 /// Options of `bench llm`.
 #[derive(Debug, Args)]
@@ -38,7 +38,7 @@ pub struct BenchLlmArgs {
 const PY_SCRIPT: &str = include_str!("../../benches/llm_openai.py");
 
 /// Runs the benchmark.
-pub fn bench_llm(args: BenchLlmArgs) -> anyhow::Result<Outcome> {
+pub fn bench_llm(args: BenchLlmArgs) -> anyhow::Result<()> {
     let dir = tempfile_dir()?;
     let script = dir.join("llm_openai.py");
     std::fs::write(&script, PY_SCRIPT)?;
@@ -82,7 +82,7 @@ pub fn bench_llm(args: BenchLlmArgs) -> anyhow::Result<Outcome> {
         out.push_str(&line);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 fn tempfile_dir() -> anyhow::Result<std::path::PathBuf> {

@@ -16,41 +16,32 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
 use clap::ValueEnum;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use moviegraph::align::{attach_shots, AlignOptions};
-use moviegraph::eval::html;
-use moviegraph::eval::metrics::{compute, BootstrapSettings, RunMetrics};
-use moviegraph::eval::model::{ModelJudge, ModelSubject};
-use moviegraph::eval::protocol::{load_run, run_stored_with, Display, RunEvent, RunOptions};
-use moviegraph::eval::report as eval_report;
-use moviegraph::eval::score::NO_JUDGE_LABEL;
-use moviegraph::eval::subject::{baseline, fnv1a, Judge, Subject, BASELINES};
-use moviegraph::graph::analysis::analyse;
-use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles, Settings};
-use moviegraph::graph::export::to_json;
-use moviegraph::graph::stats::{stats, Stats};
-use moviegraph::graph::Graph;
-use moviegraph::llm::{BackendKind, BlockingModel, Config, Llm, Role};
-use moviegraph::media::subtitles;
-use moviegraph::screenplay::compare::compare;
-use moviegraph::screenplay::{self, Format, Screenplay};
-use moviegraph::store::{AlignmentRecord, AlignmentSources, EvalRun, FilmId, InputFile, Store};
-use moviegraph::trees::facts::Facts;
-use moviegraph::trees::generate::{generate_with, GenerateOptions};
-use moviegraph::trees::jsonl::{read_trees, write_trees};
-use moviegraph::trees::model::ModelWriter;
-use moviegraph::trees::rules::RulesWriter;
-use moviegraph::trees::schema::Tree;
-use moviegraph::trees::source::Source;
-use moviegraph::trees::validate::{is_valid, validate, Severity};
 
-use super::graph::{choose_roles, Chosen};
-use super::parse::summary;
+use crate::align::AlignOptions;
+use crate::eval::metrics::{BootstrapSettings, RunMetrics};
+use crate::eval::protocol::{run_stored_with, Display, RunEvent, RunOptions};
+use crate::eval::score::NO_JUDGE_LABEL;
+use crate::eval::subject::{Judge, BASELINES};
+use crate::graph::build::BuildOptions;
+use crate::llm::{BlockingModel, Role};
+use crate::screenplay::compare::compare;
+use crate::screenplay::summary::summary;
+use crate::screenplay::{self, Screenplay};
+use crate::store::{EvalRun, FilmId, InputFile, Store};
+use crate::trees::generate::GenerateOptions;
+use crate::trees::jsonl::read_trees;
+
+use super::align::{align_film, film_blocks, AlignInputs};
+use super::cast::Cast;
+use super::eval::{open_judge, report, run_id, run_metrics, OpenSubject};
+use super::film::{self, load_shots, FilmFolder};
+use super::graph::{build_graph, export_graph, settings_key};
+use super::trees::{generate_trees, parse_mix};
+use super::{Context, Result};
 
 mod align;
-mod cast;
 mod eval;
 mod graph;
 mod parse;
@@ -59,7 +50,6 @@ mod report;
 mod trees;
 
 use align::stages_after_parse;
-pub use cast::Cast;
 use eval::eval_stage;
 use graph::graph_stage;
 use parse::parse_stage;
@@ -108,13 +98,6 @@ impl Stage {
         }
     }
 }
-
-/// Screenplay versions a film folder may hold, preferred first.
-pub const VERSIONS: [(&str, Format); 3] = [
-    ("script.fountain", Format::Fountain),
-    ("script.fdx", Format::Fdx),
-    ("script.txt", Format::Text),
-];
 
 /// The trees settings of `moviegraph run`: those of `trees generate` by default.
 const TREES_DEPTH: u32 = 3;
@@ -202,7 +185,7 @@ pub struct FilmOutcome {
 
 /// `path`'s bytes through a temporary file in the same folder and a rename, so a
 /// crash leaves the old file or the new one, never half of one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -229,8 +212,8 @@ fn sha(bytes: &[u8]) -> String {
     InputFile::of_bytes(Path::new(""), bytes).sha256
 }
 
-fn file_sha(path: &Path) -> anyhow::Result<String> {
-    Ok(super::align::fingerprint(path)?.sha256)
+fn file_sha(path: &Path) -> Result<String> {
+    Ok(film::fingerprint(path)?.sha256)
 }
 
 /// The fingerprint of a stage: the sha256 of its inputs' canonical JSON.
@@ -281,7 +264,7 @@ struct Film<'a> {
     store: Store,
     id: FilmId,
     slug: String,
-    dir: PathBuf,
+    folder: FilmFolder,
     p: &'a Pipeline,
     bar: FilmBar<'a>,
     out: FilmOutcome,
@@ -307,7 +290,7 @@ impl Film<'_> {
         stage: Stage,
         inputs: &BTreeMap<String, String>,
         files: &[PathBuf],
-    ) -> anyhow::Result<(String, Plan)> {
+    ) -> Result<(String, Plan)> {
         let fp = fingerprint(inputs);
         let run = |why: &str, fresh: bool| Plan::Run {
             why: why.to_owned(),
@@ -350,7 +333,7 @@ impl Film<'_> {
         stage: Stage,
         fp: &str,
         inputs: &BTreeMap<String, String>,
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         self.store
             .run_stage_begin(self.id, stage.name(), fp, inputs)?;
         Ok(())
@@ -361,7 +344,7 @@ impl Film<'_> {
         stage: Stage,
         fp: &str,
         outputs: &BTreeMap<String, String>,
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         self.store
             .run_stage_done(self.id, stage.name(), fp, outputs)?;
         self.fps.insert(stage, fp.to_owned());
@@ -394,17 +377,12 @@ impl Film<'_> {
     }
 }
 
-/// The build key `graph::build` will use for these roles and options.
-fn settings_key(roles: &Roles<'_>, opts: &BuildOptions) -> String {
-    Settings::of(roles, opts).key()
-}
-
-fn graph_figures(st: &Stats, g: &Graph) -> (usize, usize, usize, usize) {
+fn graph_figures(export: &super::graph::GraphExport) -> (usize, usize, usize, usize) {
     (
-        st.total.candidates,
-        st.total.verified,
-        g.nodes.len(),
-        g.edges.len(),
+        export.stats.total.candidates,
+        export.stats.total.verified,
+        export.graph.nodes.len(),
+        export.graph.edges.len(),
     )
 }
 
@@ -416,40 +394,18 @@ fn pct(part: usize, whole: usize) -> f64 {
     }
 }
 
-/// The eval run id `eval run` would give these trees (subject, seed, a hash of them).
-pub fn run_id(subject: &str, seed: u64, trees: &[Tree]) -> anyhow::Result<String> {
-    let digest = serde_json::to_vec(trees)?;
-    Ok(format!("{subject}-s{seed}-{:08x}", fnv1a(&digest) as u32))
-}
-
 /// Runs the pipeline on one film folder.
-pub fn run_film(dir: &Path, p: &Pipeline, progress: &Progress) -> anyhow::Result<FilmOutcome> {
-    if !dir.is_dir() {
-        bail!(
-            "{}: not a folder; expected a film folder holding script.fountain, script.fdx or script.txt",
-            dir.display()
-        );
-    }
-    let slug = super::graph::film_slug(dir);
+pub fn run_film(dir: &Path, p: &Pipeline, progress: &Progress) -> Result<FilmOutcome> {
+    let folder = FilmFolder::open(dir)?;
+    let slug = folder.slug.clone();
     let store = Store::open(&p.store)?;
-    let versions: Vec<(PathBuf, Format)> = VERSIONS
-        .iter()
-        .map(|(f, fmt)| (dir.join(f), *fmt))
-        .filter(|(path, _)| path.exists())
-        .collect();
-    if versions.is_empty() {
-        bail!(
-            "{}: no screenplay found; expected one of script.fountain, script.fdx, script.txt",
-            dir.display()
-        );
-    }
     let id = store.ensure_film(&slug, None)?;
     let mut film = Film {
         store,
         id,
         bar: progress.film(&slug),
         slug: slug.clone(),
-        dir: dir.to_path_buf(),
+        folder,
         p,
         out: FilmOutcome {
             film: slug,
@@ -458,11 +414,39 @@ pub fn run_film(dir: &Path, p: &Pipeline, progress: &Progress) -> anyhow::Result
         fps: BTreeMap::new(),
         graph_key: None,
     };
-    let play = parse_stage(&mut film, &versions)?;
+    let play = parse_stage(&mut film)?;
     if p.until > Stage::Parse {
-        stages_after_parse(&mut film, play, &versions)?;
+        stages_after_parse(&mut film, play)?;
     }
     Ok(film.out)
+}
+
+/// Every film through the pipeline on up to `jobs` threads; results in input order.
+pub fn run_films(
+    dirs: &[PathBuf],
+    p: &Pipeline,
+    progress: &Progress,
+    jobs: usize,
+) -> Vec<Result<FilmOutcome>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<FilmOutcome>>>> =
+        Mutex::new((0..dirs.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, dirs.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(dir) = dirs.get(i) else { break };
+                let r = run_film(dir, p, progress);
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(super::Error::msg("the film's thread stopped"))))
+        .collect()
 }
 
 /// One line per stage, then the film's figures.

@@ -3,10 +3,8 @@
 use super::*;
 
 /// Parse: every version, the preferred one summarised, the others scored against it.
-pub(super) fn parse_stage(
-    film: &mut Film<'_>,
-    versions: &[(PathBuf, Format)],
-) -> anyhow::Result<Option<Screenplay>> {
+pub(super) fn parse_stage(film: &mut Film<'_>) -> Result<Option<Screenplay>> {
+    let versions = film.folder.scripts.clone();
     let t = Instant::now();
     let mut inputs = BTreeMap::new();
     for (path, _) in versions.iter() {

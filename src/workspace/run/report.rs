@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn report_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
+pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
     let t = Instant::now();
     let dir = film.out_path(&format!("reports/{}", film.slug));
     let files: Vec<PathBuf> = ["html", "json", "csv"]
@@ -16,23 +16,9 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         format!("{} resamples, seed 0", film.p.bootstrap),
     );
     let (fp, plan) = film.plan(Stage::Report, &inputs, &files)?;
-    let mut loaded = Vec::new();
-    for (_, id) in &film.out.runs {
-        loaded.push(load_run(&film.store, id)?);
-    }
+    let ids: Vec<String> = film.out.runs.iter().map(|(_, id)| id.clone()).collect();
     // The summary's point estimates: cheap without the bootstrap.
-    film.out.metrics = loaded
-        .iter()
-        .map(|l| {
-            compute(
-                l,
-                BootstrapSettings {
-                    resamples: 0,
-                    seed: 0,
-                },
-            )
-        })
-        .collect();
+    film.out.metrics = run_metrics(&film.store, &ids, BootstrapSettings { resamples: 0, seed: 0 })?.metrics;
     film.out.report = Some(dir.clone());
     let why = match plan {
         Plan::Skip => {
@@ -47,12 +33,8 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         resamples: film.p.bootstrap,
         seed: 0,
     };
-    let metrics: Vec<RunMetrics> = loaded.iter().map(|l| compute(l, settings)).collect();
-    let texts = [
-        html::html(&metrics)?,
-        eval_report::json(&metrics),
-        eval_report::csv(&metrics),
-    ];
+    let report = report(run_metrics(&film.store, &ids, settings)?.metrics)?;
+    let texts = [&report.html, &report.json, &report.csv];
     let mut outputs = BTreeMap::new();
     for (path, text) in files.iter().zip(&texts) {
         write_atomic(path, text.as_bytes())?;
@@ -63,7 +45,7 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
     let detail = format!(
         "{}/report.{{html,json,csv}} ({} runs side by side, {} bootstrap resamples)",
         dir.display(),
-        metrics.len(),
+        report.metrics.len(),
         film.p.bootstrap
     );
     film.record(Stage::Report, Action::Ran, why, detail, t);

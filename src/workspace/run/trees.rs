@@ -2,10 +2,10 @@
 
 use super::*;
 
-pub(super) fn trees_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
+pub(super) fn trees_stage(film: &mut Film<'_>) -> Result<()> {
     let t = Instant::now();
     let path = film.out_path(&format!("trees/{}.jsonl", film.slug));
-    let mix = crate::cli::trees::parse_mix(TREES_MIX)?;
+    let mix = parse_mix(TREES_MIX)?;
     let opts = GenerateOptions {
         depth: TREES_DEPTH,
         max_trees: TREES_MAX,
@@ -57,51 +57,31 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         .clone()
         .context("the trees stage runs after the graph stage")?;
     let build_id = film.store.graph_build(film.id, &key)?;
-    let graph = Graph::assemble(&film.slug, &film.store.graph_candidates(build_id)?);
-    let (play, blocks, _) = crate::cli::graph::load(&film.dir, None, &film.store, &film.slug)
+    let graph = crate::graph::Graph::assemble(&film.slug, &film.store.graph_candidates(build_id)?);
+    let (play, blocks, _) = film_blocks(&film.store, &film.folder, None)
         .with_context(|| format!("stage trees, film {}", film.slug))?;
-    let mut source = Source::from_play(&play, &blocks);
-    if let Ok(cwd) = std::env::current_dir() {
-        source.relative_to(&cwd);
-    }
-    let facts = Facts::new(&graph);
-    let analysis = analyse(&graph);
-    let generated = match &p.cast.trees {
+    let model = match &p.cast.trees {
         Some(name) => {
             let handle = p.cast.llm()?.model(name, Role::Generator.name())?;
-            let model = BlockingModel::all_on(vec![handle], Arc::clone(&p.cast.runtime))
-                .pop()
-                .context("no model handle")?;
-            let writer = ModelWriter::new(model);
-            generate_with(
-                &facts,
-                &analysis,
-                &source,
-                &writer,
-                Some(&RulesWriter),
-                &opts,
+            Some(
+                BlockingModel::all_on(vec![handle], Arc::clone(&p.cast.runtime))
+                    .pop()
+                    .context("no model handle")?,
             )
         }
-        None => generate_with(&facts, &analysis, &source, &RulesWriter, None, &opts),
+        None => None,
     };
+    let generated = generate_trees(&graph, &play, &blocks, model, &opts)?;
     film.bar.show_cost(p.cast.cost());
     film.bar.inc(1);
-    let mut kept: Vec<Tree> = Vec::new();
+    film.out.invalid_trees += generated.invalid;
     let mut problems_text = String::new();
-    for tree in generated.trees {
-        let problems = validate(&tree);
-        for p in problems.iter().filter(|p| p.severity == Severity::Error) {
-            let _ = writeln!(problems_text, "  {p}");
-        }
-        if is_valid(&problems) {
-            kept.push(tree);
-        } else {
-            film.out.invalid_trees += 1;
-        }
+    for p in &generated.problems {
+        let _ = writeln!(problems_text, "  {p}");
     }
-    let mut bytes = Vec::new();
-    write_trees(&mut bytes, &kept)?;
-    write_atomic(&path, &bytes)?;
+    let kept = &generated.trees;
+    let bytes = &generated.jsonl;
+    write_atomic(&path, bytes)?;
     film.bar.inc(1);
     let questions: usize = kept.iter().map(|t| t.nodes.len()).sum();
     film.out.trees = Some((kept.len(), questions));
@@ -117,7 +97,7 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> anyhow::Result<()> {
         detail.push_str(problems_text.trim_end());
     }
     let mut outputs = BTreeMap::new();
-    outputs.insert(path.display().to_string(), sha(&bytes));
+    outputs.insert(path.display().to_string(), sha(bytes));
     film.done(Stage::Trees, &fp, &outputs)?;
     film.record(Stage::Trees, Action::Ran, why, detail, t);
     Ok(())

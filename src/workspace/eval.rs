@@ -1,0 +1,173 @@
+//! Use case: a subject (an offline baseline or a configured model) on question
+//! trees under the two-phase protocol, every answer stored as it arrives —
+//! and the report of stored runs. `moviegraph eval run`, `eval report` and
+//! `run` come here.
+
+use std::path::PathBuf;
+
+use crate::eval::html;
+use crate::eval::metrics::{compute, rotation_figures, BootstrapSettings, RunMetrics};
+use crate::eval::model::{ModelJudge, ModelSubject};
+use crate::eval::protocol::{load_run, rotation_displays, Display, LoadedRun};
+use crate::eval::report as eval_report;
+use crate::eval::subject::{baseline, fnv1a, Subject};
+use crate::llm::{Llm, Role};
+use crate::store::Store;
+use crate::trees::jsonl::read_trees;
+use crate::trees::schema::Tree;
+use crate::trees::validate::{is_valid, validate};
+
+use super::{bail, Context, Result};
+
+/// The subject of a run: an offline baseline, or a model through the model layer.
+pub enum OpenSubject {
+    /// random, first-option or lexical.
+    Baseline(Box<dyn Subject>),
+    /// A configured model.
+    Model(ModelSubject),
+}
+
+impl OpenSubject {
+    /// Opens subject `name`: a baseline seeded with `seed`, else the model
+    /// `name` of `llm` (keyframe paths resolved against the working directory).
+    pub fn open(name: &str, seed: u64, llm: Option<&Llm>) -> Result<OpenSubject> {
+        if let Some(b) = baseline(name, seed) {
+            return Ok(OpenSubject::Baseline(b));
+        }
+        let llm = llm.with_context(|| format!("subject {name:?} is not available"))?;
+        Ok(OpenSubject::Model(ModelSubject::new(
+            llm.model(name, Role::Subject.name())?,
+            std::env::current_dir().context("reading the working directory")?,
+        )))
+    }
+
+    /// The subject, for the protocol.
+    pub fn subject(&self) -> &dyn Subject {
+        match self {
+            OpenSubject::Baseline(b) => b.as_ref(),
+            OpenSubject::Model(m) => m,
+        }
+    }
+
+    /// Keyframes a model subject could not read (0 for a baseline).
+    pub fn missing_images(&self) -> usize {
+        match self {
+            OpenSubject::Baseline(_) => 0,
+            OpenSubject::Model(m) => m.missing_images(),
+        }
+    }
+}
+
+/// The judge of open answers when `name` is a model (else the ROUGE-L fallback: `None`).
+pub fn open_judge(name: Option<&str>, llm: Option<&Llm>) -> Result<Option<ModelJudge>> {
+    match (name, llm) {
+        (Some(name), Some(llm)) => Ok(Some(ModelJudge::new(
+            llm.model(name, Role::Judge.name())?,
+        ))),
+        (Some(name), None) => bail!("judge {name} is a model but the model layer is not open"),
+        (None, _) => Ok(None),
+    }
+}
+
+/// The trees of `files`, every one valid (else an error listing the problems
+/// with their file), and the digest that names a run over them.
+pub fn read_valid_trees(files: &[PathBuf]) -> Result<(Vec<Tree>, Vec<u8>)> {
+    let mut trees: Vec<Tree> = Vec::new();
+    let mut digest = Vec::new();
+    for path in files {
+        let file_trees = read_trees(path)?;
+        let mut bad = Vec::new();
+        for tree in &file_trees {
+            let problems = validate(tree);
+            if !is_valid(&problems) {
+                bad.extend(problems.iter().map(|p| format!("{}: {p}", path.display())));
+            }
+        }
+        if !bad.is_empty() {
+            bail!(
+                "invalid trees; fix them (see `moviegraph trees validate`) before evaluating:\n{}",
+                bad.join("\n")
+            );
+        }
+        digest.extend(serde_json::to_vec(&file_trees)?);
+        trees.extend(file_trees);
+    }
+    if trees.is_empty() {
+        bail!("the tree files hold no trees");
+    }
+    Ok((trees, digest))
+}
+
+/// The id of a run of `subject` with `seed` over trees whose digest is
+/// `digest` (their JSON): `SUBJECT-sSEED[-text]-HASH`.
+pub fn run_id(subject: &str, seed: u64, text_only: bool, digest: &[u8]) -> String {
+    format!(
+        "{subject}-s{seed}{}-{:08x}",
+        if text_only { "-text" } else { "" },
+        fnv1a(digest) as u32
+    )
+}
+
+/// The metrics of stored runs and the report's three files (HTML, JSON, CSV).
+pub struct Report {
+    /// Per run, in the order given.
+    pub metrics: Vec<RunMetrics>,
+    /// `report.html`.
+    pub html: String,
+    /// `report.json`.
+    pub json: String,
+    /// `report.csv`.
+    pub csv: String,
+}
+
+/// The metrics of stored runs, and the human runs among them (for agreement).
+pub struct StoredMetrics {
+    /// Per run, in the order given; a human run's subject names its annotator,
+    /// a run asked under option rotation carries the rotation figures.
+    pub metrics: Vec<RunMetrics>,
+    /// The human runs (walk), with their annotators.
+    pub humans: Vec<(LoadedRun, String)>,
+}
+
+/// The metrics of the stored runs `ids` with `settings` behind the intervals.
+pub fn run_metrics(
+    store: &Store,
+    ids: &[String],
+    settings: BootstrapSettings,
+) -> Result<StoredMetrics> {
+    let mut metrics = Vec::new();
+    let mut humans: Vec<(LoadedRun, String)> = Vec::new();
+    for id in ids {
+        let loaded = load_run(store, id)?;
+        let mut m = compute(&loaded, settings);
+        if let Some(annotator) = store.eval_run_annotator(id)? {
+            m.subject = format!("{} ({annotator})", m.subject);
+            humans.push((loaded.clone(), annotator));
+        }
+        if store.eval_run(&format!("{id}@rot1"))?.is_some() {
+            let displays = rotation_displays(loaded.run.seed);
+            let mut variants = vec![loaded];
+            for (_, suffix) in &displays[1..] {
+                variants.push(load_run(store, &format!("{id}{suffix}"))?);
+            }
+            let pairs: Vec<(Display, &LoadedRun)> = displays
+                .iter()
+                .map(|(d, _)| *d)
+                .zip(variants.iter())
+                .collect();
+            m.figures.extend(rotation_figures(&pairs));
+        }
+        metrics.push(m);
+    }
+    Ok(StoredMetrics { metrics, humans })
+}
+
+/// The report of runs' metrics in its three formats.
+pub fn report(metrics: Vec<RunMetrics>) -> Result<Report> {
+    Ok(Report {
+        html: html::html(&metrics)?,
+        json: eval_report::json(&metrics),
+        csv: eval_report::csv(&metrics),
+        metrics,
+    })
+}

@@ -1,0 +1,162 @@
+//! Use case: build (or resume) a film's verified graph block by block, and its
+//! JSON export. `moviegraph graph build`, `graph export` and `run` come here.
+
+use std::path::Path;
+
+use crate::align::Block;
+use crate::graph::analysis::analyse;
+use crate::graph::build::{build, BuildOptions, BuildReport, FilmInput, Roles, Settings};
+use crate::graph::export::to_json;
+use crate::graph::stats::{stats, Stats};
+use crate::graph::Graph;
+use crate::screenplay::Screenplay;
+use crate::store::{GraphBuildId, Store};
+
+use super::{Context, Result};
+
+/// The build key `graph::build` will use for these roles and options.
+pub fn settings_key(roles: &Roles<'_>, opts: &BuildOptions) -> String {
+    Settings::of(roles, opts).key()
+}
+
+/// A build that ran now: the figures of this run, summed over its slices.
+#[derive(Debug, Clone)]
+pub struct GraphBuilt {
+    /// This run's figures (`skipped`: blocks finished before it started).
+    pub report: BuildReport,
+    /// The build in the store.
+    pub build: GraphBuildId,
+}
+
+/// Builds (or resumes) the graph of film `slug` from its blocks. With `slice`,
+/// the build runs `slice` blocks at a time (each slice committed, so a
+/// progress display can move) until the film is done or `opts.stop_after`
+/// blocks were built; `on_slice` hears of each slice's report.
+pub fn build_graph(
+    store: &Store,
+    slug: &str,
+    play: &Screenplay,
+    blocks: &[Block],
+    roles: &Roles<'_>,
+    opts: &BuildOptions,
+    slice: Option<usize>,
+    on_slice: &mut dyn FnMut(&BuildReport),
+) -> Result<GraphBuilt> {
+    let title = play.title_field("title").map(str::to_owned);
+    let input = FilmInput {
+        slug,
+        title: title.as_deref(),
+        play,
+        blocks,
+    };
+    let limit = opts.stop_after;
+    let mut total: Option<BuildReport> = None;
+    loop {
+        let built = total.as_ref().map_or(0, |t| t.processed);
+        let step = match (slice, limit) {
+            (Some(s), Some(l)) => Some(s.min(l.saturating_sub(built))),
+            (Some(s), None) => Some(s),
+            (None, l) => l,
+        };
+        let r = build(
+            store,
+            &input,
+            roles,
+            &BuildOptions {
+                stop_after: step,
+                ..opts.clone()
+            },
+        )
+        .with_context(|| format!("stage graph, film {slug}"))?;
+        on_slice(&r);
+        let last = slice.is_none()
+            || r.complete
+            || r.processed == 0
+            || limit.is_some_and(|l| built + r.processed >= l);
+        total = Some(match total {
+            None => r,
+            Some(mut t) => {
+                t.processed += r.processed;
+                t.candidates += r.candidates;
+                t.totals.generator_calls += r.totals.generator_calls;
+                t.totals.auditor_calls += r.totals.auditor_calls;
+                t.totals.adjudicator_calls += r.totals.adjudicator_calls;
+                t.totals.dropped += r.totals.dropped;
+                t.totals.elapsed_us += r.totals.elapsed_us;
+                t.dropped.extend(r.dropped);
+                t.complete = r.complete;
+                t.build = r.build.or(t.build);
+                t
+            }
+        });
+        if last {
+            break;
+        }
+    }
+    let report = total.context("the graph build ran no slice")?;
+    let build = report.build.context("the graph build has no id")?;
+    Ok(GraphBuilt { report, build })
+}
+
+/// A stored build's graph, its construction table, and its JSON export.
+pub struct GraphExport {
+    /// The verified graph.
+    pub graph: Graph,
+    /// Candidates, verified, agreement.
+    pub stats: Stats,
+    /// `graphs/<film>.json`'s text.
+    pub json: String,
+}
+
+/// The graph of `build` (settings key `settings`) as the JSON export.
+pub fn export_graph(
+    store: &Store,
+    slug: &str,
+    build: GraphBuildId,
+    settings: &str,
+) -> Result<GraphExport> {
+    let candidates = store.graph_candidates(build)?;
+    let graph = Graph::assemble(slug, &candidates);
+    let st = stats(&candidates, &store.graph_merges(build)?);
+    let json = to_json(&graph, settings, &st, &analyse(&graph));
+    Ok(GraphExport {
+        graph,
+        stats: st,
+        json,
+    })
+}
+
+/// The latest graph build of film `slug`, with its settings key.
+pub fn latest_build(store: &Store, slug: &str) -> Result<(GraphBuildId, String)> {
+    let film = store.film_id(slug)?.with_context(|| {
+        format!(
+            "film {slug} is not in the store {}; run `moviegraph graph build` first",
+            store.path().display()
+        )
+    })?;
+    store.graph_latest_build(film)?.with_context(|| {
+        format!(
+            "film {slug} has no graph build in {}",
+            store.path().display()
+        )
+    })
+}
+
+/// The graph of a film: read from a graph export when `file` is given, else
+/// assembled from the film's latest build.
+pub fn load_graph(store: &Store, slug: &str, file: Option<&Path>) -> Result<Graph> {
+    match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let mut g: Graph = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a graph export", path.display()))?;
+            g.nodes.sort_by(|x, y| x.id.cmp(&y.id));
+            Ok(g)
+        }
+        None => {
+            let (build, _) = latest_build(store, slug)?;
+            Ok(Graph::assemble(slug, &store.graph_candidates(build)?))
+        }
+    }
+}

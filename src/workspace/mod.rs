@@ -1,0 +1,32 @@
+//! The application layer: what happens when someone runs a film.
+//!
+//! Below it are the stages (`screenplay` → `media` → `align` → `graph` →
+//! `trees` → `eval`), each a library that knows nothing of film folders,
+//! configuration files or stage bookkeeping. Here those stages become use
+//! cases, each written once and called both by its own command (`align`,
+//! `graph build`, `trees generate`, `eval run`, `eval report`) and by `run`:
+//!
+//! - [`film`]: a film folder and its inputs, its slug, its shots;
+//! - [`cast`]: who serves each model role, from the configuration;
+//! - [`align`]: align a film; the blocks of a film, stored or re-aligned;
+//! - [`graph`], [`trees`], [`eval`]: the stage use cases;
+//! - [`run`]: the whole pipeline per film with stage fingerprints, plans and
+//!   reasons, atomic writes and one progress display;
+//! - [`lock`]: one writer per store at a time.
+//!
+//! Above it are only the front ends (`cli`, `walk`, `bench`), which parse,
+//! call one function here, and print.
+
+mod error;
+
+pub mod align;
+pub mod cast;
+pub mod eval;
+pub mod film;
+pub mod graph;
+pub mod lock;
+pub mod run;
+pub mod trees;
+
+pub(crate) use error::bail;
+pub use error::{Cause, Context, Error, Result};
