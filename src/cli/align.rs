@@ -6,12 +6,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 use moviegraph::align::eval::{evaluate, EvalReport, Gold};
-use moviegraph::align::{align_with, attach_shots, export, AlignOptions, Alignment};
+use moviegraph::align::{export, AlignOptions, Alignment};
 use moviegraph::embed::{CachedEmbedder, Embedder};
-use moviegraph::media::shots::{FrameRate, MovieNetPaths, ShotList};
-use moviegraph::media::subtitles::{self, format_ms};
-use moviegraph::screenplay;
-use moviegraph::store::{self, AlignmentRecord, AlignmentSources, InputFile, Store, STORE_ENV};
+use moviegraph::media::shots::FrameRate;
+use moviegraph::media::subtitles::format_ms;
+use moviegraph::store::{self, Store, STORE_ENV};
+use moviegraph::workspace::align::{align_film, AlignInputs};
+use moviegraph::workspace::film::{self, load_shots};
+use moviegraph::workspace::lock::WriterLock;
 
 use super::embedding::{choose, EmbedderArgs};
 use super::{emit, Outcome};
@@ -91,19 +93,28 @@ pub struct AlignArgs {
     jsonl: Option<PathBuf>,
     #[command(flatten)]
     embedding: EmbedderArgs,
+    #[command(flatten)]
+    wait: super::WaitArgs,
 }
 
 /// Runs `moviegraph align`.
 pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
-    let play = screenplay::parse_file(&args.script, None)
-        .with_context(|| format!("reading {}", args.script.display()))?;
-    let subs = subtitles::parse_file(&args.subtitles, None)
-        .with_context(|| format!("reading {}", args.subtitles.display()))?;
     let opts = AlignOptions {
         naive: args.naive,
         block_max_ms: args.block_max_s.saturating_mul(1000),
         ..AlignOptions::default()
     };
+    let fps = match &args.fps {
+        Some(text) => Some(
+            FrameRate::parse(text).with_context(|| format!("--fps {text}: not a frame rate"))?,
+        ),
+        None => None,
+    };
+    let shots = match &args.shots {
+        Some(path) => Some(load_shots(path, args.keyframes.as_deref(), fps)?),
+        None => None,
+    };
+    let inputs = AlignInputs::read(&args.script, &args.subtitles, shots)?;
     let embedder = choose(&args.embedding)?;
     let store_path = match &args.store {
         Some(flag) => Some(store::resolve_path(
@@ -112,6 +123,11 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         None => std::env::var_os(STORE_ENV)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from),
+    };
+    // Saving writes the store (and so does the embedding cache): one writer at a time.
+    let _lock = match &store_path {
+        Some(path) => Some(WriterLock::acquire(path, "moviegraph align", args.wait.mode())?),
+        None => None,
     };
     let store = match &store_path {
         Some(path) => Some(Store::open(path)?),
@@ -125,53 +141,26 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         }
         None => embedder.as_ref(),
     };
-    let started = std::time::Instant::now();
-    let mut alignment = align_with(&play, &subs, &opts, embedder)
-        .with_context(|| format!("embedding with {}", embedder.name()))?;
-    let elapsed = started.elapsed();
-    let fps = match &args.fps {
-        Some(text) => Some(
-            FrameRate::parse(text).with_context(|| format!("--fps {text}: not a frame rate"))?,
-        ),
-        None => None,
-    };
-    let shots = match &args.shots {
-        Some(path) => Some(load_shots(path, args.keyframes.as_deref(), fps)?),
-        None => None,
-    };
-    if let Some((list, _)) = &shots {
-        attach_shots(&mut alignment, list, 5, 3_000);
-    }
     let film = match &args.film {
         Some(slug) => slug.clone(),
-        None => folder_name(args.script.parent().unwrap_or(Path::new("."))),
+        None => film::slug(args.script.parent().unwrap_or(Path::new("."))),
     };
-    if let Some(flag) = &args.store {
-        let flag = Some(flag.as_path()).filter(|p| !p.as_os_str().is_empty());
-        let sources = AlignmentSources {
-            script: fingerprint(&args.script)?,
-            subtitles: fingerprint(&args.subtitles)?,
-            shots: shots.as_ref().map(|(_, f)| f.clone()),
-        };
-        let path = save(
-            flag,
-            &film,
-            &AlignmentRecord {
-                play: &play,
-                subtitles: &subs,
-                shots: shots.as_ref().map(|(l, _)| l),
-                alignment: &alignment,
-                sources: &sources,
-            },
-        )?;
+    let save = match (&args.store, &store) {
+        (Some(_), Some(db)) => Some((db, film.as_str())),
+        _ => None,
+    };
+    let aligned = align_film(inputs, &opts, embedder, save)?;
+    if let (Some(_), Some(path)) = (&args.store, &store_path) {
         tracing::info!(
             "stored the alignment of film {film} in {} ({} blocks)",
             path.display(),
-            alignment.blocks.len()
+            aligned.alignment.blocks.len()
         );
     }
+    let (play, subs, alignment) = (&aligned.inputs.play, &aligned.inputs.subtitles, &aligned.alignment);
+    let elapsed = aligned.elapsed;
     if let Some(out) = &args.jsonl {
-        let text = export::jsonl(&film, &play, &alignment);
+        let text = export::jsonl(&film, play, alignment);
         if out.as_os_str() == "-" {
             emit(&text)?;
         } else {
@@ -184,18 +173,18 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
                 .with_context(|| format!("reading {}", path.display()))?;
             let gold =
                 Gold::from_json(&text).with_context(|| format!("parsing {}", path.display()))?;
-            Some(evaluate(&alignment, &gold, &subs))
+            Some(evaluate(alignment, &gold, subs))
         }
         None => None,
     };
     if args.json {
-        let mut value = serde_json::to_value(&alignment)?;
+        let mut value = serde_json::to_value(alignment)?;
         if let Some(r) = &report {
             value["eval"] = serde_json::to_value(r)?;
         }
         emit(&(serde_json::to_string_pretty(&value)? + "\n"))?;
     } else {
-        let mut out = summary(&alignment);
+        let mut out = summary(alignment);
         let _ = writeln!(out, "time: {:.2} ms", elapsed.as_secs_f64() * 1000.0);
         if let Some(r) = &report {
             out.push_str(&eval_text(r));
@@ -203,69 +192,6 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         emit(&out)?;
     }
     Ok(Outcome::Success)
-}
-
-/// Reads a film's shots from a MovieNet shot file or film folder, or a
-/// keyframe manifest (`.csv`/`.json`, paths confined to `keyframes` or the
-/// manifest's folder), with the fingerprint of the file read.
-pub fn load_shots(
-    path: &Path,
-    keyframes: Option<&Path>,
-    fps: Option<FrameRate>,
-) -> anyhow::Result<(ShotList, InputFile)> {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let (list, file) = if matches!(ext.as_deref(), Some("csv" | "json")) {
-        let list = ShotList::load_manifest(path, keyframes, fps)
-            .with_context(|| format!("reading the keyframe manifest {}", path.display()))?;
-        (list, path.to_path_buf())
-    } else {
-        let paths = if path.is_dir() {
-            MovieNetPaths::find(path, None)
-                .with_context(|| format!("reading the shots in {}", path.display()))?
-        } else {
-            MovieNetPaths::explicit(path, keyframes)
-        };
-        let list = ShotList::load_movienet(&paths, fps)
-            .with_context(|| format!("reading {}", paths.shot_txt.display()))?;
-        (list, paths.shot_txt)
-    };
-    for d in &list.diagnostics {
-        tracing::warn!("{}:{}: {}", file.display(), d.line, d.message);
-    }
-    let print = fingerprint(&file)?;
-    Ok((list, print))
-}
-
-/// The fingerprint of an input file.
-pub fn fingerprint(path: &Path) -> anyhow::Result<InputFile> {
-    InputFile::of_file(path).with_context(|| format!("reading {}", path.display()))
-}
-
-/// Saves an alignment in the store named by `flag` (see `store::resolve_path`); returns its path.
-pub fn save(flag: Option<&Path>, film: &str, rec: &AlignmentRecord) -> anyhow::Result<PathBuf> {
-    let path = store::resolve_path(flag);
-    let db = Store::open(&path)?;
-    db.save_alignment(film, rec)
-        .with_context(|| format!("saving the alignment of film {film}"))?;
-    Ok(path)
-}
-
-/// The name of a folder (after resolving `.` and links), used as a film's slug.
-pub fn folder_name(dir: &Path) -> String {
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    dir.canonicalize()
-        .ok()
-        .as_deref()
-        .and_then(Path::file_name)
-        .or_else(|| dir.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| dir.display().to_string())
 }
 
 fn time(ms: Option<u64>) -> String {

@@ -1,28 +1,10 @@
-//! The embedder flags shared by `align` and `bench embed`, and the choice
-//! between MiniLM and the hashed baseline.
+//! The embedder flags shared by `align` and `bench embed`.
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-use clap::{Args, ValueEnum};
-use moviegraph::embed::model_dir::{resolve_minilm, MINILM_DIR_ENV};
-use moviegraph::embed::{
-    Embedder, HashedNgramEmbedder, MiniLmEmbedder, RemoteEmbedder, SETUP_COMMAND,
-};
-
-/// Which embedder to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EmbedderChoice {
-    /// all-MiniLM-L6-v2 when its files are found, else the hashed baseline (with a note).
-    Auto,
-    /// all-MiniLM-L6-v2; an error when its files are missing or corrupt.
-    Minilm,
-    /// The hashed character-n-gram embedding (offline baseline, no model files).
-    Hashed,
-    /// The `embedder` role of moviegraph.toml: an OpenAI-compatible
-    /// `/v1/embeddings` endpoint, called through the model layer (retries, cache).
-    Model,
-}
+use clap::Args;
+use moviegraph::embed::{Embedder, MiniLmEmbedder};
+use moviegraph::workspace::embedder::{self, EmbedderChoice, EmbedderSpec};
 
 /// Embedder flags.
 #[derive(Debug, Clone, Args)]
@@ -45,95 +27,24 @@ pub struct EmbedderArgs {
     pub embedding_model: Option<String>,
 }
 
-/// The configured embedding model as an [`Embedder`]. A model on the `rules`
-/// backend has no vectors to give, so it maps to the hashed baseline (said on stderr).
-fn load_remote(args: &EmbedderArgs) -> anyhow::Result<Box<dyn Embedder>> {
-    use moviegraph::llm::{BackendKind, Config, Llm, LlmOptions, Role, RoleOverrides};
-    use moviegraph::store::Store;
-    use std::sync::{Arc, Mutex};
-
-    let mut overrides = RoleOverrides::default();
-    if let Some(name) = &args.embedding_model {
-        overrides.roles.push((Role::Embedder, vec![name.clone()]));
-    }
-    let config = Config::load(args.config.as_deref(), &overrides)?;
-    let name = config
-        .role(Role::Embedder)
-        .first()
-        .cloned()
-        .context("the configuration names no embedder model")?;
-    let backend = config.models.get(&name).map(|m| m.backend);
-    if backend == Some(BackendKind::Rules) {
-        eprintln!(
-            "note: the embedder role ({name}) is on the offline rules backend; using the hashed \
-             character-n-gram embedding, an offline baseline"
-        );
-        return Ok(Box::new(HashedNgramEmbedder));
-    }
-    // Vectors are cached by the aligner's store (CachedEmbedder); the client's
-    // own response cache lives only for this process.
-    let store = Store::open_in_memory()?;
-    let llm = Llm::new(
-        config,
-        Arc::new(Mutex::new(store)),
-        LlmOptions {
-            run_label: "align embeddings".into(),
-            ..LlmOptions::default()
-        },
-    )?;
-    let handle = llm.model(&name, Role::Embedder.name())?;
-    Ok(Box::new(RemoteEmbedder::new(handle)?))
-}
-
-/// Loads MiniLM from the resolved folder, set up to run one batch per core.
-pub fn load_minilm(args: &EmbedderArgs) -> anyhow::Result<MiniLmEmbedder> {
-    // candle reads RAYON_NUM_THREADS on every matrix product. One thread per
-    // product and one batch per core is faster for this small model (see
-    // MiniLmEmbedder::with_workers); a value the user set is kept.
-    let workers = if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        std::env::set_var("RAYON_NUM_THREADS", "1");
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        1
-    };
-    let (dir, source) = resolve_minilm(args.model_dir.as_deref()).with_context(|| {
-        format!("no model folder: pass --model-dir or set {MINILM_DIR_ENV} (install with {SETUP_COMMAND})")
-    })?;
-    let model = MiniLmEmbedder::load(&dir).with_context(|| {
-        format!(
-            "loading all-MiniLM-L6-v2 from {} ({})",
-            dir.display(),
-            source.describe()
-        )
-    })?;
-    Ok(model.with_workers(workers))
-}
-
-/// The embedder the flags ask for. `auto` falls back to the hashed baseline
-/// only when the model folder is absent or holds none of the files; a folder
-/// with some files that do not load is an error (a broken install should
-/// not pass silently).
-pub fn choose(args: &EmbedderArgs) -> anyhow::Result<Box<dyn Embedder>> {
-    match args.embedder {
-        EmbedderChoice::Hashed => Ok(Box::new(HashedNgramEmbedder)),
-        EmbedderChoice::Minilm => Ok(Box::new(load_minilm(args)?)),
-        EmbedderChoice::Model => load_remote(args),
-        EmbedderChoice::Auto => {
-            let found = resolve_minilm(args.model_dir.as_deref()).filter(|(dir, _)| {
-                moviegraph::embed::MINILM_FILES
-                    .iter()
-                    .any(|(name, _)| dir.join(name).exists())
-            });
-            match found {
-                Some(_) => Ok(Box::new(load_minilm(args)?)),
-                None => {
-                    eprintln!(
-                        "note: all-MiniLM-L6-v2 files not found; using the hashed character-n-gram \
-                         embedding, an offline baseline (install the model with {SETUP_COMMAND})"
-                    );
-                    Ok(Box::new(HashedNgramEmbedder))
-                }
-            }
+impl EmbedderArgs {
+    /// The flags as the workspace takes them.
+    pub fn spec(&self) -> EmbedderSpec {
+        EmbedderSpec {
+            choice: self.embedder,
+            model_dir: self.model_dir.clone(),
+            config: self.config.clone(),
+            embedding_model: self.embedding_model.clone(),
         }
     }
+}
+
+/// Loads MiniLM as the flags say (see [`embedder::load_minilm`]).
+pub fn load_minilm(args: &EmbedderArgs) -> anyhow::Result<MiniLmEmbedder> {
+    Ok(embedder::load_minilm(&args.spec())?)
+}
+
+/// The embedder the flags ask for (see [`embedder::choose`]).
+pub fn choose(args: &EmbedderArgs) -> anyhow::Result<Box<dyn Embedder>> {
+    Ok(embedder::choose(&args.spec())?)
 }

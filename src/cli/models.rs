@@ -215,32 +215,10 @@ fn list(config: &Config) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// One model's check: its latency and answer, or the exact error.
-pub(super) type Ping = Result<(std::time::Duration, String), String>;
-
-/// Sends one tiny request to each model in `names` and gives its latency and
-/// answer, or the exact error (shared by `models check` and `doctor`).
-pub(super) fn ping(config: &Config, names: &[String]) -> anyhow::Result<Vec<(String, Ping)>> {
-    let store = Arc::new(Mutex::new(Store::open_in_memory()?));
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let llm = Llm::new(
-        config.clone(),
-        store,
-        LlmOptions {
-            run_label: "models check".into(),
-            ..LlmOptions::default()
-        },
-    )?;
-    Ok(names
-        .iter()
-        .map(|name| (name.clone(), runtime.block_on(llm.check(name))))
-        .collect())
-}
-
 fn check(config: &Config) -> anyhow::Result<Outcome> {
     let names: Vec<String> = config.models.keys().cloned().collect();
     let mut failed = 0;
-    for (name, result) in ping(config, &names)? {
+    for (name, result) in moviegraph::workspace::cast::ping(config, &names)? {
         let line = match result {
             Ok((latency, text)) => {
                 let text: String = text.chars().take(60).collect();

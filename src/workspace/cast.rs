@@ -351,3 +351,26 @@ impl Cast {
         Ok(self.llm()?.model(name, role.name())?.settings_identity())
     }
 }
+
+/// One model's check: its latency and answer, or the exact error.
+pub type Ping = Result<(std::time::Duration, String), String>;
+
+/// Sends one tiny request to each model in `names` and gives its latency and
+/// answer, or the exact error (shared by `models check` and `doctor`).
+pub fn ping(config: &Config, names: &[String]) -> Result<Vec<(String, Ping)>> {
+    let store = Arc::new(Mutex::new(Store::open_in_memory()?));
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let llm = Llm::new(
+        config.clone(),
+        store,
+        LlmOptions {
+            run_label: "models check".into(),
+            ..LlmOptions::default()
+        },
+    )?;
+    Ok(names
+        .iter()
+        .map(|name| (name.clone(), runtime.block_on(llm.check(name))))
+        .collect())
+}
+

@@ -21,6 +21,8 @@ mod error;
 
 pub mod align;
 pub mod cast;
+pub mod doctor;
+pub mod embedder;
 pub mod eval;
 pub mod film;
 pub mod graph;
