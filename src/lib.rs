@@ -18,3 +18,6 @@ mod text;
 pub mod trees;
 pub mod walk;
 pub mod workspace;
+
+#[cfg(test)]
+mod layering;

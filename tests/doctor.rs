@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use moviegraph::llm::loopback::{LoopbackServer, ServerOptions};
+use moviegraph_loopback::{LoopbackServer, ServerOptions};
 use moviegraph::store::Store;
 
 const SCRIPT: &str = "INT. HARBOUR OFFICE - NIGHT\n\nANNA sorts the mail.\n\nBEN\nDid the ferry come in?\n\nANNA\nAn hour ago.\n";

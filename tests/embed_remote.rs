@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use moviegraph::align::{align_with, AlignOptions};
 use moviegraph::embed::{Embedder, HashedNgramEmbedder, RemoteEmbedder};
-use moviegraph::llm::loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
+use moviegraph_loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
 use moviegraph::llm::{Config, Llm, LlmOptions, ModelConfig};
 use moviegraph::media::subtitles;
 use moviegraph::screenplay;

@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use moviegraph::llm::loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
+use moviegraph_loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
 use sha2::{Digest, Sha256};
 
 const FILM: &str = "screenplays/the-second-key";
@@ -622,4 +622,83 @@ fn model_calls(out: &str) -> (usize, usize) {
         .and_then(|n| n.parse().ok())
         .expect("a cache hit count");
     (calls, hits)
+}
+
+/// Starts `run` paused at its first step (the step hook waits on stdin), so it
+/// holds the store's writer lock until `release` is called.
+struct Paused {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+}
+
+impl Paused {
+    fn start(cwd: &Path) -> Paused {
+        let mut child = command(cwd, &ARGS)
+            .env("MOVIEGRAPH_RUN_EVENTS", "step")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        // The first step line: the run holds the lock and waits for us.
+        let mut line = String::new();
+        while stderr.read_line(&mut line).unwrap() > 0 {
+            if line.starts_with("moviegraph-event ") {
+                break;
+            }
+            line.clear();
+        }
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Paused { child, stdin }
+    }
+
+    /// Lets the run go on to the end (end of input: no more waiting) and waits for it.
+    fn release(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
+#[test]
+fn a_second_run_on_a_store_in_use_waits_its_turn_and_both_write_the_same_files() {
+    for trial in 0..3 {
+        let ws = workspace();
+        let first = Paused::start(ws.path());
+        let second = command(ws.path(), &ARGS)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Give the second time to reach the lock, then let the first go on.
+        std::thread::sleep(Duration::from_millis(300 + 200 * trial));
+        assert!(first.release().success(), "trial {trial}: the first run failed");
+        let after_first = outputs(ws.path());
+        let second = second.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&second.stderr);
+        assert!(second.status.success(), "trial {trial}: {err}");
+        assert!(
+            err.contains("waiting for the store") && err.contains("moviegraph run"),
+            "trial {trial}: the second run did not say it waited: {err}"
+        );
+        assert_eq!(after_first, outputs(ws.path()), "trial {trial}");
+        only_outputs(ws.path());
+    }
+}
+
+#[test]
+fn no_wait_stops_at_once_naming_the_store_and_the_process_that_holds_it() {
+    let ws = workspace();
+    let first = Paused::start(ws.path());
+    let pid = first.child.id();
+    let mut args = ARGS.to_vec();
+    args.push("--no-wait");
+    let o = command(ws.path(), &args).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("the store w.db is in use"), "{err}");
+    assert!(err.contains(&format!("process {pid}")), "{err}");
+    assert!(!err.contains("SQL") && !err.contains("UNIQUE"), "{err}");
+    assert!(first.release().success());
 }

@@ -12,7 +12,7 @@ use moviegraph::screenplay::{self, ElementKind, Format};
 use moviegraph::store::Store;
 
 use super::DEFAULT_ALIGN_SCRIPTS;
-use crate::cli::embedding::{load_minilm, EmbedderArgs};
+use moviegraph::workspace::embedder::{load_minilm, EmbedderSpec};
 use super::emit;
 
 /// Options of `bench embed`.
@@ -29,7 +29,7 @@ pub struct BenchEmbedArgs {
     #[arg(long, default_value_t = 1200)]
     lines: usize,
     #[command(flatten)]
-    embedding: EmbedderArgs,
+    embedding: EmbedderSpec,
 }
 
 /// Normalized dialogue texts of Fountain files, as the aligner embeds them.

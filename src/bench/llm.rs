@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::Args;
-use moviegraph::llm::loopback::{LoopbackServer, ServerOptions};
+use moviegraph_loopback::{LoopbackServer, ServerOptions};
 use moviegraph::llm::{ChatRequest, Config, Llm, LlmOptions, Message, ModelConfig};
 use moviegraph::store::Store;
 

@@ -12,10 +12,10 @@ use moviegraph::media::shots::FrameRate;
 use moviegraph::media::subtitles::format_ms;
 use moviegraph::store::{self, Store, STORE_ENV};
 use moviegraph::workspace::align::{align_film, AlignInputs};
+use moviegraph::workspace::embedder::{choose, EmbedderSpec};
 use moviegraph::workspace::film::{self, load_shots};
 use moviegraph::workspace::lock::WriterLock;
 
-use super::embedding::{choose, EmbedderArgs};
 use super::{emit, Outcome};
 
 /// Align a screenplay's dialogue with the film's subtitles and cut the script
@@ -92,7 +92,7 @@ pub struct AlignArgs {
     #[arg(long, value_name = "OUT")]
     jsonl: Option<PathBuf>,
     #[command(flatten)]
-    embedding: EmbedderArgs,
+    embedding: EmbedderSpec,
     #[command(flatten)]
     wait: super::WaitArgs,
 }

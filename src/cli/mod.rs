@@ -2,7 +2,6 @@
 
 mod align;
 mod doctor;
-pub mod embedding;
 mod eval;
 mod graph;
 mod llm;

@@ -12,8 +12,9 @@
 //! - [`schema`]: JSON extraction and schema validation.
 //! - [`batch`]: OpenAI Batch API JSONL in and out.
 //! - [`blocking`]: a synchronous face on a model handle for synchronous stages.
-//! - [`loopback`]: a scriptable OpenAI-compatible server on 127.0.0.1 with fault
-//!   injection, for tests and benchmarks.
+//!
+//! The loopback test server lives in its own crate, `crates/loopback`
+//! (`moviegraph-loopback`), so the library ships only the model layer.
 
 pub mod backend;
 pub mod batch;
@@ -21,7 +22,6 @@ pub mod blocking;
 pub mod client;
 pub mod config;
 pub mod local;
-pub mod loopback;
 pub mod openai;
 pub mod retry;
 pub mod rules;

@@ -25,16 +25,25 @@ pub enum EmbedderChoice {
     Model,
 }
 
-/// Which embedder, and where its files or configuration are.
-#[derive(Debug, Clone)]
+/// Which embedder, and where its files or configuration are (the embedder
+/// flags of `align` and `bench embed`).
+#[derive(Debug, Clone, clap::Args)]
 pub struct EmbedderSpec {
-    /// The embedder.
-    pub choice: EmbedderChoice,
-    /// The all-MiniLM-L6-v2 folder, when not the default.
+    /// The sentence embedder for the semantic part of the similarity.
+    #[arg(long, value_enum, default_value_t = EmbedderChoice::Auto)]
+    pub embedder: EmbedderChoice,
+    /// The all-MiniLM-L6-v2 folder (config.json, tokenizer.json,
+    /// model.safetensors); else MOVIEGRAPH_MINILM_DIR, then
+    /// $MOVIEGRAPH_MODELS/all-MiniLM-L6-v2, then
+    /// ~/.cache/moviegraph/models/all-MiniLM-L6-v2 (scripts/setup-models).
+    #[arg(long, value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
-    /// With [`EmbedderChoice::Model`]: the model configuration.
+    /// With `--embedder model`: the model configuration (default ./moviegraph.toml).
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// With [`EmbedderChoice::Model`]: a model to use instead of the `embedder` role.
+    /// With `--embedder model`: a model of the configuration to use instead of
+    /// its `embedder` role.
+    #[arg(long, value_name = "NAME")]
     pub embedding_model: Option<String>,
 }
 
@@ -107,7 +116,7 @@ pub fn load_minilm(args: &EmbedderSpec) -> Result<MiniLmEmbedder> {
 /// with some files that do not load is an error (a broken install should
 /// not pass silently).
 pub fn choose(args: &EmbedderSpec) -> Result<Box<dyn Embedder>> {
-    match args.choice {
+    match args.embedder {
         EmbedderChoice::Hashed => Ok(Box::new(HashedNgramEmbedder)),
         EmbedderChoice::Minilm => Ok(Box::new(load_minilm(args)?)),
         EmbedderChoice::Model => load_remote(args),

@@ -10,7 +10,7 @@ use moviegraph::llm::{ClientConfig, Config, Llm, LlmOptions, ModelConfig};
 use moviegraph::store::Store;
 
 #[allow(unused_imports)]
-pub use moviegraph::llm::loopback::{
+pub use moviegraph_loopback::{
     echo_responder, fake_vector, fault_mix, request_key, Counters, Fault, FaultPlan, KeyCount,
     LoopbackServer, Reply, Request, Responder, ServerOptions,
 };
