@@ -16,4 +16,5 @@ pub mod screenplay;
 pub mod store;
 mod text;
 pub mod trees;
+pub mod util;
 pub mod walk;

@@ -1,15 +1,14 @@
 //! The option order: a stable seed per (film-wide seed, tree, node) and the
 //! seeded shuffle, so answer positions are balanced and reruns agree.
 
+use crate::util::hash::{fnv1a_extend, FNV_OFFSET};
+
 /// A deterministic seed per (film-wide seed, tree, node).
 pub fn seed_of(seed: u64, tree: &str, node: &str) -> u64 {
-    // FNV-1a: stable across platforms and Rust versions, unlike `DefaultHasher`.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-    for b in tree.bytes().chain([0]).chain(node.bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    // FNV-1a from a seeded start over `tree`, a 0 byte and `node`: stable
+    // across platforms and Rust versions, unlike `DefaultHasher`.
+    let h = fnv1a_extend(FNV_OFFSET ^ seed, tree.as_bytes());
+    fnv1a_extend(fnv1a_extend(h, &[0]), node.as_bytes())
 }
 
 /// Seeded Fisher–Yates shuffle (xorshift64*), so answer positions are balanced
