@@ -16,6 +16,7 @@ pub mod screenplay;
 pub mod store;
 mod text;
 pub mod trees;
+pub mod util;
 pub mod walk;
 pub mod workspace;
 

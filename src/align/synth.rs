@@ -63,35 +63,9 @@ pub struct SynthCase {
     pub moved_scene: Option<usize>,
 }
 
-/// SplitMix64: a small deterministic generator.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in 0..n (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
+/// SplitMix64: a small deterministic generator (the crate's one, drawn here
+/// with [`Rng::below_mod`]).
+pub use crate::util::rng::SplitMix64 as Rng;
 
 const SYNONYMS: &[(&str, &str)] = &[
     ("yes", "yeah"),
@@ -125,9 +99,9 @@ const ADLIBS: &[&str] = &[
 ];
 
 fn reword(words: &mut Vec<String>, rng: &mut Rng) {
-    match rng.below(3) {
+    match rng.below_mod(3) {
         0 if words.len() >= 5 => {
-            let i = rng.below(words.len());
+            let i = rng.below_mod(words.len());
             words.remove(i);
         }
         1 => {
@@ -146,10 +120,10 @@ fn reword(words: &mut Vec<String>, rng: &mut Rng) {
                     .unwrap_or("");
                 words[i] = to.to_owned();
             } else {
-                words.insert(0, format!("{},", FILLERS[rng.below(FILLERS.len())]));
+                words.insert(0, format!("{},", FILLERS[rng.below_mod(FILLERS.len())]));
             }
         }
-        _ => words.insert(0, format!("{},", FILLERS[rng.below(FILLERS.len())])),
+        _ => words.insert(0, format!("{},", FILLERS[rng.below_mod(FILLERS.len())])),
     }
 }
 
@@ -185,7 +159,7 @@ pub fn synth(play: &Screenplay, opts: &SynthOptions) -> SynthCase {
             continue;
         }
         if rng.unit() < opts.adlib {
-            out.push((ADLIBS[rng.below(ADLIBS.len())].to_owned(), Vec::new()));
+            out.push((ADLIBS[rng.below_mod(ADLIBS.len())].to_owned(), Vec::new()));
         }
         let mut words: Vec<String> = texts[i].split(' ').map(str::to_owned).collect();
         if rng.unit() < opts.reword {
@@ -233,8 +207,8 @@ pub fn synth(play: &Screenplay, opts: &SynthOptions) -> SynthCase {
             .filter(|&s| scene_cues[s].iter().filter(|c| !c.1.is_empty()).count() >= 3)
             .collect();
         if !candidates.is_empty() {
-            let s = candidates[rng.below(candidates.len())];
-            let to = (s + 2 + rng.below(3)).min(scene_count - 1);
+            let s = candidates[rng.below_mod(candidates.len())];
+            let to = (s + 2 + rng.below_mod(3)).min(scene_count - 1);
             order.remove(s);
             order.insert(to, s);
             moved_scene = Some(s - 1);
@@ -270,7 +244,7 @@ pub fn synth(play: &Screenplay, opts: &SynthOptions) -> SynthCase {
                 stamp(t),
                 stamp(t + dur)
             );
-            t += dur + 300 + rng.below(1_200) as u64;
+            t += dur + 300 + rng.below_mod(1_200) as u64;
             if lines.is_empty() {
                 adlibs.push(number);
             }

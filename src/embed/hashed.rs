@@ -6,6 +6,7 @@
 //! MiniLM files are absent.
 
 use super::{l2_normalize, EmbedError, Embedder};
+use crate::util::hash::{fnv1a_extend, FNV_OFFSET};
 
 /// Dimensions of the hashed character-n-gram embedding.
 pub const HASH_DIMS: usize = 512;
@@ -21,14 +22,6 @@ impl HashedNgramEmbedder {
         l2_normalize(&mut v);
         v
     }
-}
-
-fn fnv1a_step(mut h: u64, x: u32) -> u64 {
-    for b in x.to_le_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 impl Embedder for HashedNgramEmbedder {
@@ -68,9 +61,9 @@ fn ngram_counts(text: &str) -> Vec<f32> {
     for start in 0..padded.len() {
         // FNV-1a over the chars' code points; the 3-, 4- and 5-gram hashes
         // starting here are successive prefixes of one pass.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut h: u64 = FNV_OFFSET;
         for (n, &c) in padded[start..].iter().take(5).enumerate() {
-            h = fnv1a_step(h, c as u32);
+            h = fnv1a_extend(h, &(c as u32).to_le_bytes());
             if n >= 2 {
                 v[(h % HASH_DIMS as u64) as usize] += 1.0;
             }

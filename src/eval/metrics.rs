@@ -20,8 +20,8 @@ use serde::Serialize;
 use super::parse::Parsed;
 use super::protocol::{display_order, Display, LoadedRun};
 use super::score::NO_JUDGE_LABEL;
-use super::subject::SplitMix64;
 use crate::trees::schema::{Format, Node, QuestionType};
+use crate::util::rng::SplitMix64;
 
 /// Bootstrap settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,9 +23,11 @@ use std::task::Poll;
 use super::parse::{parse_answer, Parsed};
 use super::prompt::{render_question, Message, Phase, Role, SYSTEM_PROMPT};
 use super::score::{score_choice, score_open, Scored};
-use super::subject::{fnv1a, Ask, Judge, QuestionView, SplitMix64, Subject, SubjectError};
+use super::subject::{Ask, Judge, QuestionView, Subject, SubjectError};
 use crate::store::{EvalAnswer, EvalRun, Store, StoreError};
 use crate::trees::schema::{Format, Node, Tree};
+use crate::util::hash::fnv1a;
+use crate::util::rng::SplitMix64;
 
 /// Why a run stopped.
 #[derive(Debug, thiserror::Error)]

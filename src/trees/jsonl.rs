@@ -5,6 +5,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use super::schema::Tree;
+use crate::util::fs::write_atomic;
 
 /// A tree file that could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -69,14 +70,7 @@ pub fn save_trees(path: &Path, trees: &[Tree]) -> Result<(), TreeFileError> {
         path: path.to_path_buf(),
         source,
     };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
-    let tmp = path.with_extension("jsonl.tmp");
-    {
-        let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
-        write_trees(&mut file, trees).map_err(io)?;
-        file.flush().map_err(io)?;
-    }
-    std::fs::rename(&tmp, path).map_err(io)
+    let mut bytes = Vec::new();
+    write_trees(&mut bytes, trees).map_err(io)?;
+    write_atomic(path, &bytes).map_err(io)
 }

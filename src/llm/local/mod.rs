@@ -29,6 +29,8 @@ use std::time::Instant;
 use candle_core::quantized::gguf_file;
 use serde_json::Value;
 
+use crate::util::rng::SplitMix64;
+
 use constrain::{Grammar, Matcher, SchemaError, SchemaMasks, VocabTrie};
 
 /// Environment variable naming the default local model file.
@@ -443,7 +445,7 @@ impl LocalModel {
         timing.prompt_secs = t0.elapsed().as_secs_f64();
 
         let t1 = Instant::now();
-        let mut rng = SplitMix64(params.seed);
+        let mut rng = SplitMix64::new(params.seed);
         let mut matcher = masks.as_ref().map(|m| Matcher::new(m.grammar()));
         let mut out: Vec<u32> = Vec::new();
         let mut finish = FinishReason::Length;
@@ -585,20 +587,6 @@ impl LocalModel {
     }
 }
 
-/// A small seeded RNG (SplitMix64): reproducible sampling without a dependency.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_f64(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// Greedy argmax, or a draw from softmax(logits / temperature); None when
 /// every logit is -inf.
 fn sample(logits: &[f32], temperature: f32, rng: &mut SplitMix64) -> Option<u32> {
@@ -622,7 +610,7 @@ fn sample(logits: &[f32], temperature: f32, rng: &mut SplitMix64) -> Option<u32>
         })
         .collect();
     let total: f64 = weights.iter().sum();
-    let mut r = rng.next_f64() * total;
+    let mut r = rng.unit() * total;
     for (i, w) in weights.iter().enumerate() {
         if *w > 0.0 {
             if r < *w {
@@ -640,7 +628,7 @@ mod tests {
 
     #[test]
     fn greedy_takes_the_largest_finite_logit() {
-        let mut rng = SplitMix64(1);
+        let mut rng = SplitMix64::new(1);
         assert_eq!(
             sample(&[0.1, f32::NEG_INFINITY, 0.5, 0.2], 0.0, &mut rng),
             Some(2)
@@ -652,7 +640,7 @@ mod tests {
     fn seeded_sampling_is_reproducible_and_follows_the_distribution() {
         let logits = [0.0f32, 1.0, f32::NEG_INFINITY, 2.0];
         let draw = |seed| {
-            let mut rng = SplitMix64(seed);
+            let mut rng = SplitMix64::new(seed);
             (0..3000)
                 .map(|_| sample(&logits, 1.0, &mut rng).unwrap())
                 .collect::<Vec<_>>()

@@ -1,0 +1,196 @@
+//! Action sentences: character introductions (`NAME (age)`), capitalised
+//! props and known objects, character names, an emotion noun as subject, and
+//! the event when the subject is a character; the sentence's perception,
+//! possession, relation, goal and mental-state cues are read from here.
+
+use super::lexicon::EMOTION_NOUNS;
+use super::{Extractor, MentalRec};
+use crate::graph::generate::cast::pronoun_gender;
+use crate::graph::schema::*;
+use crate::graph::text::{gloss, is_caps, title_case, words, Span};
+
+impl Extractor<'_, '_> {
+    pub(super) fn action_sentence(&mut self, i: usize, s: &Span) {
+        let ws = words(&s.text, s.start);
+        // Introductions and capitalised props.
+        let mut named: Vec<String> = Vec::new();
+        // Props mentioned in this sentence: (first word, last word, id).
+        let mut props: Vec<(usize, usize, String)> = Vec::new();
+        let mut k = 0;
+        while k < ws.len() {
+            if !(is_caps(&ws[k].text)
+                && ws[k].text.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+            {
+                k += 1;
+                continue;
+            }
+            let run_start = k;
+            while k < ws.len() && is_caps(&ws[k].text) && ws[k].text.chars().count() >= 2 {
+                k += 1;
+            }
+            let run = &ws[run_start..k];
+            let (a, b) = (run[0].start - s.start, run[run.len() - 1].end - s.start);
+            let run_text: String = s.text.chars().skip(a).take(b - a).collect();
+            let after: String = s.text.chars().skip(b).take(3).collect();
+            let intro = after.trim_start().starts_with('(')
+                && after.trim_start()[1..].starts_with(|c: char| c.is_ascii_digit());
+            let start = run[0].start;
+            let end = run[run.len() - 1].end;
+            let ev = self.evidence(i, start, end, &run_text);
+            if intro {
+                let name = title_case(&run_text);
+                let known = self.cast.named(&title_case(&run[0].text)).cloned();
+                let mut node = Node::new(
+                    format!("character:{}", slug(&name)),
+                    NodeKind::Character,
+                    name,
+                );
+                node.evidence = vec![ev.clone()];
+                let proposed = self.add_node(node, "character introduction (NAME (age))");
+                let id = known.map(|m| m.id).unwrap_or(proposed);
+                self.recent.retain(|r| r != &id);
+                self.recent.push(id.clone());
+                named.push(id);
+            } else if run.iter().all(|w| self.cast.named(&w.text).is_none())
+                && run.len() != ws.len()
+                && run_text.chars().filter(|c| c.is_alphabetic()).count() >= 3
+            {
+                let name = title_case(&run_text);
+                let id = format!("object:{}", slug(&name));
+                let mut node = Node::new(id.clone(), NodeKind::Object, name.clone());
+                node.evidence = vec![ev];
+                self.add_node(node, "capitalised prop in action");
+                props.push((run_start, k - 1, id.clone()));
+                if !self.objects.iter().any(|(o, _)| o == &id) {
+                    self.objects.push((id, name));
+                }
+            }
+        }
+        // Known objects mentioned by their head word (`the ring`).
+        for (wi, w) in ws.iter().enumerate() {
+            let lw = w.text.to_lowercase();
+            let hit = self
+                .objects
+                .iter()
+                .find(|(_, name)| {
+                    name.split_whitespace()
+                        .last()
+                        .map(str::to_lowercase)
+                        .as_deref()
+                        == Some(&lw)
+                        && !is_caps(&w.text)
+                })
+                .cloned();
+            if let Some((_, _)) = hit {
+                let mut node = Node::new(
+                    format!("object:{}", slug(&lw)),
+                    NodeKind::Object,
+                    lw.clone(),
+                );
+                node.evidence = vec![self.evidence(i, w.start, w.end, &w.text)];
+                let id = self.add_node(node, "known object named by its head word");
+                props.push((wi, wi, id));
+            }
+        }
+        // Character names.
+        let mut names_at: Vec<(usize, String)> = Vec::new();
+        for (wi, w) in ws.iter().enumerate() {
+            if let Some(m) = self.cast.named(&w.text).cloned() {
+                let ev = self.evidence(i, w.start, w.end, &w.text);
+                self.mention(&m.id, ev);
+                names_at.push((wi, m.id.clone()));
+                if !named.contains(&m.id) {
+                    named.push(m.id);
+                }
+            }
+        }
+        let lower: Vec<String> = ws
+            .iter()
+            .map(|w| w.text.to_lowercase().replace('’', "'"))
+            .collect();
+        self.perception(i, s, &ws, &lower);
+        self.possession(i, s, &ws, &lower, &props);
+        self.social_relations(i, s, &ws, &lower, &names_at, None);
+        self.social_goals(i, s, &ws, &lower, None, None, true);
+        // Emotion noun as subject: `Jealousy made the decision for her`.
+        if let Some(first) = lower.first() {
+            if EMOTION_NOUNS.contains(&first.as_str()) {
+                let holder = named.first().cloned().or_else(|| {
+                    lower[1..]
+                        .iter()
+                        .find_map(|w| pronoun_gender(w).and_then(|_| self.resolve(w, &[])))
+                });
+                if let Some(holder) = holder {
+                    let ev = self.span_evidence(i, s);
+                    let display = self.display(&holder);
+                    let mut node = Node::new(
+                        format!(
+                            "mental_state:e{i:04}-{:03}-emotion-{}",
+                            s.start,
+                            slug(first)
+                        ),
+                        NodeKind::MentalState,
+                        format!("{display} feels {first}: {}", gloss(&s.text, 70)),
+                    );
+                    node.attitude = Some(Attitude::Emotion);
+                    node.holder = Some(holder.clone());
+                    node.content = Some(first.clone());
+                    node.order = Some(i);
+                    node.scene = Some(self.ctx.block.scene);
+                    node.evidence = vec![ev.clone()];
+                    let id = self.add_node(node, "emotion noun as subject");
+                    self.mentals.push(MentalRec {
+                        id,
+                        holder,
+                        attitude: Attitude::Emotion,
+                        order: (i, s.start),
+                        narrated: true,
+                        evidence: ev,
+                    });
+                }
+                return;
+            }
+        }
+        // Mental-state verbs.
+        let found = self.mental_states(i, s, &ws, &lower, None, None, true, 0);
+        // An event when the subject is a character and its verb is not mental.
+        let Some(first) = ws.first() else { return };
+        let subject = match self.cast.named(&first.text) {
+            Some(m) => Some(m.id.clone()),
+            None if matches!(lower[0].as_str(), "he" | "she") => self.resolve(&lower[0], &[]),
+            None => None,
+        };
+        let Some(agent) = subject else { return };
+        if found.iter().any(|(verb_at, _)| *verb_at <= 3) || ws.len() < 2 {
+            return;
+        }
+        let mut participants = vec![agent.clone()];
+        for id in &named {
+            if !participants.contains(id) {
+                participants.push(id.clone());
+            }
+        }
+        for w in &lower[1..] {
+            if matches!(w.as_str(), "him" | "her") {
+                if let Some(id) = self.resolve(w, &[&agent]) {
+                    if !participants.contains(&id) {
+                        participants.push(id);
+                    }
+                }
+            }
+        }
+        let ev = self.span_evidence(i, s);
+        let connective = matches!(lower[0].as_str(), "so" | "then" | "now");
+        let id = self.event(
+            i,
+            s.start,
+            Act::Action,
+            &agent,
+            participants,
+            gloss(&s.text, 80),
+            ev,
+            connective,
+        );
+        self.enabling(i, s, &ws, &lower, &id, &agent);
+    }
+}

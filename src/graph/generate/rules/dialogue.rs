@@ -1,0 +1,228 @@
+//! Dialogue lines: the parenthetical's state of mind, the line's speech act
+//! (heard by the addressee; a lie conceals what the liar knows or wants, a
+//! confession reveals an earlier pretense), and mental-state, relation and
+//! goal cues in the line.
+
+use super::lexicon::{act_phrase, paren_state, speech_act};
+use super::{Extractor, MentalRec};
+use crate::graph::schema::*;
+use crate::graph::text::{gloss, sentences, words};
+
+impl Extractor<'_, '_> {
+    pub(super) fn dialogue(&mut self, i: usize, text: &str, paren: Option<(usize, String)>) {
+        let Some(speaker) = self.speaker_at(i) else {
+            return;
+        };
+        let addressee = self.addressee(i, &speaker);
+        let paren_text = paren
+            .as_ref()
+            .map(|(_, p)| p.trim_matches(['(', ')']).to_lowercase())
+            .unwrap_or_default();
+        let n = text.chars().count();
+        let line_ev = self.evidence(i, 0, n, text);
+        let speaker_name = self.display(&speaker);
+        let addressee_name = addressee.as_deref().map(|a| self.display(a));
+        // The parenthetical's state of mind.
+        if let Some((pi, ptext)) = &paren {
+            if let Some((attitude, phrase)) = words(&paren_text, 0)
+                .iter()
+                .find_map(|w| paren_state(&w.text))
+            {
+                let pev = self.evidence(*pi, 0, ptext.chars().count(), ptext);
+                let to = match (&attitude, &addressee_name) {
+                    (Attitude::Pretense, Some(a)) => format!(" to {a}"),
+                    _ => String::new(),
+                };
+                let mut node = Node::new(
+                    format!("mental_state:e{i:04}-000-{}", attitude.as_str()),
+                    NodeKind::MentalState,
+                    format!("{speaker_name} {phrase}{to}: “{}”", gloss(text, 60)),
+                );
+                node.attitude = Some(attitude);
+                node.holder = Some(speaker.clone());
+                node.content = Some(text.to_owned());
+                node.order = Some(i);
+                node.scene = Some(self.ctx.block.scene);
+                if attitude == Attitude::Pretense {
+                    node.target = addressee.clone();
+                }
+                node.evidence = vec![pev.clone(), line_ev.clone()];
+                let target = node.target.clone();
+                let id = self.add_node(node, "state of mind in a parenthetical");
+                if let Some(t) = target {
+                    self.add_edge(
+                        EdgeKind::About,
+                        &id,
+                        &t,
+                        vec![pev.clone()],
+                        "deceived character",
+                    );
+                }
+                self.mentals.push(MentalRec {
+                    id,
+                    holder: speaker.clone(),
+                    attitude,
+                    order: (i, 0),
+                    narrated: false,
+                    evidence: pev,
+                });
+            }
+        }
+        // Speech act.
+        if let Some(act) = speech_act(text, &paren_text) {
+            let mut participants = vec![speaker.clone()];
+            if let Some(a) = &addressee {
+                participants.push(a.clone());
+            }
+            for w in words(text, 0) {
+                if let Some(m) = self.cast.named(&w.text) {
+                    if !participants.contains(&m.id) {
+                        participants.push(m.id.clone());
+                    }
+                }
+            }
+            let to = addressee_name
+                .clone()
+                .unwrap_or_else(|| "no one".to_owned());
+            let name = format!(
+                "{speaker_name} {} {to}: “{}”",
+                act_phrase(act),
+                gloss(text, 60)
+            );
+            let id = self.event(
+                i,
+                0,
+                act,
+                &speaker,
+                participants,
+                name,
+                line_ev.clone(),
+                false,
+            );
+            if let Some(a) = &addressee {
+                self.add_edge(
+                    EdgeKind::Perceives,
+                    a,
+                    &id,
+                    vec![line_ev.clone()],
+                    "the addressee of a speech act hears it",
+                );
+            }
+            if act == Act::Lie {
+                self.lies.insert(speaker.clone(), (i, text.to_owned()));
+                self.concealment(i, &id, &speaker, &line_ev);
+            }
+            let l = text.to_lowercase();
+            if matches!(act, Act::Confession | Act::Reveal)
+                && (l.contains("lied") || l.contains("lie ") || l.contains("lying"))
+            {
+                // Reveals the speaker's latest deception of this addressee.
+                let pretense = self
+                    .mentals
+                    .iter()
+                    .filter(|m| m.attitude == Attitude::Pretense && m.holder == speaker)
+                    .map(|m| m.id.clone())
+                    .next_back()
+                    .or_else(|| {
+                        self.ctx
+                            .entities
+                            .values()
+                            .filter(|n| {
+                                n.attitude == Some(Attitude::Pretense)
+                                    && n.holder.as_deref() == Some(speaker.as_str())
+                                    && (addressee.is_none() || n.target == addressee)
+                            })
+                            .max_by_key(|n| (n.order, n.id.clone()))
+                            .map(|n| n.id.clone())
+                    });
+                if let Some(p) = pretense {
+                    self.add_edge(
+                        EdgeKind::Reveals,
+                        &id,
+                        &p,
+                        vec![line_ev.clone()],
+                        "confession of a lie",
+                    );
+                }
+            }
+        }
+        // Mental-state verbs in the line.
+        for s in sentences(text) {
+            let ws = words(&s.text, s.start);
+            let lower: Vec<String> = ws
+                .iter()
+                .map(|w| w.text.to_lowercase().replace('’', "'"))
+                .collect();
+            for w in &ws {
+                if let Some(m) = self.cast.named(&w.text).cloned() {
+                    if m.id != speaker {
+                        self.recent.retain(|r| r != &m.id);
+                        self.recent.push(m.id.clone());
+                    }
+                }
+            }
+            self.mental_states(
+                i,
+                &s,
+                &ws,
+                &lower,
+                Some(&speaker),
+                addressee.as_deref(),
+                false,
+                0,
+            );
+            self.social_relations(i, &s, &ws, &lower, &[], Some(&speaker));
+            self.social_goals(
+                i,
+                &s,
+                &ws,
+                &lower,
+                Some(&speaker),
+                addressee.as_deref(),
+                false,
+            );
+        }
+        // The speaker stays the most recent mention after their own line.
+        self.recent.retain(|r| r != &speaker);
+        self.recent.push(speaker);
+    }
+
+    /// A lie conceals the liar's latest knowledge, intention or desire (in this
+    /// block, else known before), else the pretense marked on the line.
+    pub(super) fn concealment(&mut self, i: usize, lie: &str, speaker: &str, line_ev: &Evidence) {
+        const HIDDEN: [Attitude; 3] = [Attitude::Knowledge, Attitude::Intention, Attitude::Desire];
+        let here = self
+            .mentals
+            .iter()
+            .rev()
+            .find(|m| m.holder == speaker && HIDDEN.contains(&m.attitude) && m.order.0 < i)
+            .map(|m| m.id.clone());
+        let before = || {
+            self.ctx
+                .entities
+                .values()
+                .filter(|n| {
+                    n.kind == NodeKind::MentalState
+                        && n.holder.as_deref() == Some(speaker)
+                        && n.attitude.is_some_and(|a| HIDDEN.contains(&a))
+                })
+                .max_by_key(|n| (n.order, n.id.clone()))
+                .map(|n| n.id.clone())
+        };
+        let pretense = || {
+            self.mentals
+                .iter()
+                .find(|m| m.holder == speaker && m.attitude == Attitude::Pretense && m.order.0 == i)
+                .map(|m| m.id.clone())
+        };
+        if let Some(hidden) = here.or_else(before).or_else(pretense) {
+            self.add_edge(
+                EdgeKind::Conceals,
+                lie,
+                &hidden,
+                vec![line_ev.clone()],
+                "a lie conceals the liar's latest knowledge, intention or desire",
+            );
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Events: the event node (with a causal edge after a connective), a
+//! perception verb's witness of the latest act, and `lets`/`so that`
+//! (enables) or `stops … from` (prevents) with the second act they name.
+
+use super::lexicon::{ADVERBS, PERCEIVE_VERBS};
+use super::{EventRec, Extractor};
+use crate::graph::schema::*;
+use crate::graph::text::{gloss, Span};
+
+impl Extractor<'_, '_> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn event(
+        &mut self,
+        i: usize,
+        start: usize,
+        act: Act,
+        agent: &str,
+        participants: Vec<String>,
+        name: String,
+        ev: Evidence,
+        connective: bool,
+    ) -> String {
+        let mut node = Node::new(
+            format!("event:e{i:04}-{start:03}-{}", act.as_str()),
+            NodeKind::Event,
+            name,
+        );
+        node.agent = Some(agent.to_owned());
+        node.participants = participants.clone();
+        node.act = Some(act);
+        node.order = Some(i);
+        node.scene = Some(self.ctx.block.scene);
+        node.evidence = vec![ev.clone()];
+        let reason = if act == Act::Action {
+            "action sentence with a character subject"
+        } else {
+            "speech act"
+        };
+        let id = self.add_node(node, reason);
+        if connective {
+            if let Some(prev) = self.events.last().cloned() {
+                self.add_edge(
+                    EdgeKind::Causes,
+                    &prev.id,
+                    &id,
+                    vec![prev.evidence.clone(), ev.clone()],
+                    "connective (So/Then/Now) after an event",
+                );
+            }
+        }
+        self.events.push(EventRec {
+            id: id.clone(),
+            agent: agent.to_owned(),
+            participants,
+            order: (i, start),
+            evidence: ev,
+        });
+        id
+    }
+
+    /// `<Character> [adverb] sees|notices|watches…`: a witness of the latest act
+    /// by someone else in the block.
+    pub(super) fn perception(&mut self, i: usize, s: &Span, ws: &[Span], lower: &[String]) {
+        let Some(who) = self.person(ws, lower, 0, None, None, &[]) else {
+            return;
+        };
+        let mut k = 1;
+        while k < lower.len() && ADVERBS.contains(&lower[k].as_str()) {
+            k += 1;
+        }
+        if k >= lower.len() || !PERCEIVE_VERBS.contains(&lower[k].as_str()) {
+            return;
+        }
+        let Some(e) = self.events.iter().rev().find(|e| e.agent != who).cloned() else {
+            return;
+        };
+        let ev = self.span_evidence(i, s);
+        self.add_edge(
+            EdgeKind::Perceives,
+            &who,
+            &e.id,
+            vec![ev, e.evidence],
+            "perception verb: the block's latest act by someone else",
+        );
+    }
+
+    /// `… lets|allows <person> …` / `… so that <person> …` enables that person's
+    /// act; `… stops|keeps|prevents <person> from …` prevents it. The act is a
+    /// second event from the clause after the person.
+    pub(super) fn enabling(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        first_event: &str,
+        agent: &str,
+    ) {
+        for k in 1..ws.len().saturating_sub(1) {
+            let (kind, who_at, act_at) = match lower[k].as_str() {
+                "lets" | "let" | "allows" | "allowed" => (EdgeKind::Enables, k + 1, k + 2),
+                "so" if lower[k + 1] == "that" => (EdgeKind::Enables, k + 2, k + 3),
+                "stops" | "stopped" | "keeps" | "kept" | "prevents" | "prevented"
+                    if lower.get(k + 2).map(String::as_str) == Some("from") =>
+                {
+                    (EdgeKind::Prevents, k + 1, k + 3)
+                }
+                _ => continue,
+            };
+            if act_at >= ws.len() {
+                continue;
+            }
+            let Some(who) = self
+                .person(ws, lower, who_at, None, None, &[agent])
+                .filter(|w| w != agent)
+            else {
+                continue;
+            };
+            let ev = self.words_evidence(i, s, ws, who_at, ws.len() - 1);
+            let name = if kind == EdgeKind::Prevents {
+                format!(
+                    "{} is kept from: {}",
+                    self.display(&who),
+                    gloss(&ev.quote, 70)
+                )
+            } else {
+                gloss(&ev.quote, 80)
+            };
+            let second = self.event(
+                i,
+                ws[who_at].start,
+                Act::Action,
+                &who,
+                vec![who.clone(), agent.to_owned()],
+                name,
+                ev,
+                false,
+            );
+            let reason = if kind == EdgeKind::Prevents {
+                "stops/keeps/prevents <person> from: the first act prevents the second"
+            } else {
+                "lets/allows/so that <person>: the first act enables the second"
+            };
+            let sentence = self.span_evidence(i, s);
+            self.add_edge(kind, first_event, &second, vec![sentence], reason);
+            break;
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The `rules` generator: a lexical baseline, offline and deterministic.
+//!
+//! It reads screenplay structure and surface cues only; it is a baseline to
+//! compare models against, never a reasoner. What it finds:
+//! - characters from cues and from introductions (`QUINTON ELLIS (34)`);
+//! - locations from scene headings; objects from capitalised props in action;
+//! - events from action sentences whose subject is a character, and speech acts
+//!   (lies, confessions, threats, refusals, promises, reveals, orders);
+//! - mental states from parentheticals (`(lying)`, `(relieved)`, `(realizing)`),
+//!   mental-state verbs with their holder (`thinks`, `knows`, `wants`, `plans`,
+//!   `suspects`, `pretends`, `realizes`…), emotion nouns as subjects
+//!   (`Jealousy made the decision for her`), nested for higher-order states;
+//!   a false belief where a holder `doesn't know` something the text states, or
+//!   `believes` a character whose last line was marked `(lying)`;
+//! - causal edges from connectives (`So`, `Then`) and from reactions: an event by
+//!   B that involves A follows the latest event by A that involved B;
+//! - `perceives`: a character whose sentence starts with a perception verb
+//!   (`June sees it`, `He notices`) perceives the block's latest act by someone
+//!   else; the addressee of a speech act hears it;
+//! - `conceals`: a lie conceals the liar's latest knowledge, intention or desire
+//!   (else the pretense its parenthetical marks);
+//! - `enables` / `prevents`: an event sentence with `lets`/`allows`/`so that`
+//!   followed by a character enables that character's act (a second event from
+//!   the clause); `stops`/`keeps`/`prevents` `<character> from` prevents it;
+//! - `possesses`: a character subject of a holding verb (`pockets`, `takes`,
+//!   `holds`…) with a prop after it, or `his`/`her`/`<Name>'s` right before a prop;
+//! - `social_relation` (labelled): a role word (`sister`, `apprentice`,
+//!   `creditor`…) after a possessive, in apposition to a character named just
+//!   before (`JUNE OKAFOR (24), her apprentice`) or after a copula (`He's my
+//!   brother`);
+//! - `social_goal` mental states: a help or hinder verb (`help`, `save`,
+//!   `protect`; `hurt`, `ruin`, `betray`) with a person as subject and another as
+//!   object (`I'd help you`), not negated, not a question.
+//!
+//! The code is one `Extractor` pass over a block, split by cue family:
+//! - `lexicon`: the cue words (mental-state verbs, parentheticals, speech-act
+//!   phrases, perception, holding and role words);
+//! - `evidence`: quotes as evidence and the proposal's node/edge bookkeeping;
+//! - `characters`: who is who (mentions, pronouns, speakers and addressees);
+//! - `action`: action sentences (introductions, props, names, emotion nouns,
+//!   the sentence's event);
+//! - `dialogue`: speech acts, parentheticals and concealment in lines;
+//! - `mental`: mental-state clauses and their holders;
+//! - `events`: event nodes, perception, enabling and preventing;
+//! - `social`: possession, social relations and social goals;
+//! - `links`: context and causal edges over the block's events and states.
+
+mod action;
+mod characters;
+mod dialogue;
+mod events;
+mod evidence;
+mod lexicon;
+mod links;
+mod mental;
+mod social;
+
+use std::collections::BTreeMap;
+
+use super::cast::Cast;
+use crate::graph::schema::*;
+use crate::graph::text::{sentences, title_case};
+use crate::graph::{BlockContext, Generator, GraphError, Proposal};
+use crate::screenplay::ElementKind;
+
+/// The lexical baseline generator (`rules` backend).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RulesGenerator;
+
+impl Generator for RulesGenerator {
+    fn name(&self) -> String {
+        "rules".to_owned()
+    }
+
+    fn generate(&self, ctx: &BlockContext<'_>) -> Result<Proposal, GraphError> {
+        Ok(Extractor::new(ctx).run())
+    }
+}
+
+#[derive(Debug, Clone)]
+struct EventRec {
+    id: String,
+    agent: String,
+    participants: Vec<String>,
+    order: (usize, usize),
+    evidence: Evidence,
+}
+
+#[derive(Debug, Clone)]
+struct MentalRec {
+    id: String,
+    holder: String,
+    attitude: Attitude,
+    order: (usize, usize),
+    narrated: bool,
+    evidence: Evidence,
+}
+
+struct Extractor<'c, 'a> {
+    ctx: &'c BlockContext<'a>,
+    cast: Cast,
+    block: usize,
+    location: Option<String>,
+    items: Vec<(Item, String)>,
+    node_index: BTreeMap<String, usize>,
+    edge_index: BTreeMap<String, usize>,
+    recent: Vec<String>,
+    events: Vec<EventRec>,
+    mentals: Vec<MentalRec>,
+    objects: Vec<(String, String)>,
+    lies: BTreeMap<String, (usize, String)>,
+    speakers: Vec<(usize, String)>,
+}
+
+impl<'c, 'a> Extractor<'c, 'a> {
+    fn new(ctx: &'c BlockContext<'a>) -> Self {
+        let cast = Cast::new(ctx);
+        let speakers = ctx
+            .elements()
+            .filter(|(_, e)| e.kind == ElementKind::Dialogue)
+            .filter_map(|(i, e)| {
+                let sp = e.speaker.as_deref()?;
+                let first = sp.split_whitespace().next()?;
+                let m = cast.named(&title_case(first))?;
+                Some((i, m.id.clone()))
+            })
+            .collect();
+        // Objects already known, so later blocks find `the ring` by its head word.
+        let objects = ctx
+            .entities
+            .values()
+            .filter(|n| n.kind == NodeKind::Object)
+            .map(|n| (n.id.clone(), n.name.clone()))
+            .collect();
+        Extractor {
+            ctx,
+            cast,
+            block: ctx.block.id,
+            location: None,
+            items: Vec::new(),
+            node_index: BTreeMap::new(),
+            edge_index: BTreeMap::new(),
+            recent: Vec::new(),
+            events: Vec::new(),
+            mentals: Vec::new(),
+            objects,
+            lies: BTreeMap::new(),
+            speakers,
+        }
+    }
+
+    fn run(mut self) -> Proposal {
+        let ctx = self.ctx;
+        if let Some(loc) = ctx.location() {
+            let scene = &ctx.play.scenes[ctx.block.scene];
+            let [first, _] = scene.elements;
+            let name = title_case(loc);
+            let mut node = Node::new(format!("location:{}", slug(loc)), NodeKind::Location, name);
+            if let Some(heading) = ctx.play.elements.get(first) {
+                if let Some(pos) = heading.text.find(loc) {
+                    let start = heading.text[..pos].chars().count();
+                    node.evidence =
+                        vec![self.evidence(first, start, start + loc.chars().count(), loc)];
+                } else {
+                    let n = heading.text.chars().count();
+                    node.evidence = vec![self.evidence(first, 0, n, &heading.text)];
+                }
+            }
+            self.location = Some(self.add_node(node, "scene heading"));
+        }
+        let mut paren: Option<(usize, String)> = None;
+        for (i, el) in ctx.elements() {
+            match el.kind {
+                ElementKind::Character => {
+                    if let Some(sp) = &el.speaker {
+                        let first = sp.split_whitespace().next().unwrap_or(sp);
+                        if let Some(m) = self.cast.named(&title_case(first)).cloned() {
+                            let n = el.text.chars().count();
+                            let ev = self.evidence(i, 0, n, &el.text);
+                            self.mention(&m.id, ev);
+                        }
+                    }
+                }
+                ElementKind::Parenthetical => paren = Some((i, el.text.clone())),
+                ElementKind::Dialogue => {
+                    let p = paren.take().filter(|(pi, _)| pi + 1 == i);
+                    self.dialogue(i, &el.text, p);
+                }
+                ElementKind::Action => {
+                    for s in sentences(&el.text) {
+                        self.action_sentence(i, &s);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.link();
+        Proposal {
+            items: self.items,
+            dropped: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,217 @@
+//! What is asked: the moments a question is about, the follow-up questions
+//! an option opens, and a question's category, type and taxonomy tags.
+
+use std::collections::BTreeSet;
+
+use crate::graph::{Attitude, NodeKind};
+use crate::trees::facts::{Ask, Facts, Verdict};
+use crate::trees::schema::{Category, DistractorReason, QuestionType, Tags};
+
+use super::{Candidate, Spec};
+
+/// The moments a question is about.
+pub fn focus_of(ask: &Ask) -> Vec<usize> {
+    match *ask {
+        Ask::Origin { end } => vec![end],
+        Ask::Cause { target } => vec![target],
+        Ask::Effect { source } => vec![source],
+        Ask::Participants { event } => vec![event],
+        Ask::Holder { state } => vec![state],
+        Ask::Order { a, b } => vec![a, b],
+        Ask::MindBefore { moment, .. } => vec![moment],
+    }
+}
+
+/// Follow-up questions for an option, most telling first: the justification
+/// or consequence of what the option names, or, for a wrong option, the fact
+/// that shows why it is wrong (which came first, who really holds it).
+pub fn follow_up_asks(f: &Facts<'_>, ask: &Ask, cand: &Candidate) -> Vec<Ask> {
+    let mut out = Vec::new();
+    let moment = focus_of(ask)[0];
+    match (cand.node, cand.character) {
+        (None, Some(c)) => out.push(Ask::MindBefore {
+            character: c,
+            moment,
+        }),
+        (Some(x), _) if f.node(x).kind == NodeKind::Character => out.push(Ask::MindBefore {
+            character: x,
+            moment,
+        }),
+        (Some(x), _) => {
+            if matches!(
+                cand.verdict,
+                Verdict::Wrong(DistractorReason::LaterEvent | DistractorReason::EffectForCause)
+            ) && !matches!(ask, Ask::Order { .. })
+            {
+                out.push(Ask::Order { a: moment, b: x });
+            }
+            if let Verdict::Wrong(DistractorReason::OtherCharacter) = cand.verdict {
+                if f.node(x).kind == NodeKind::MentalState {
+                    out.push(Ask::Holder { state: x });
+                }
+            }
+            let effect_first = matches!(ask, Ask::Effect { .. });
+            if effect_first {
+                out.push(Ask::Effect { source: x });
+                out.push(Ask::Cause { target: x });
+            } else {
+                out.push(Ask::Cause { target: x });
+                out.push(Ask::Effect { source: x });
+            }
+            match f.node(x).kind {
+                NodeKind::MentalState => out.push(Ask::Holder { state: x }),
+                _ => out.push(Ask::Participants { event: x }),
+            }
+            for &c in f.people(x) {
+                out.push(Ask::MindBefore {
+                    character: c,
+                    moment: x,
+                });
+            }
+        }
+        (None, None) => {}
+    }
+    out
+}
+
+/// Category, type and taxonomy tags of a question.
+pub fn describe(f: &Facts<'_>, spec: &Spec) -> (Category, QuestionType, Tags) {
+    let cat = |a: &str, b: &str| Category {
+        level1: a.to_owned(),
+        level2: b.to_owned(),
+    };
+    let gold_state = spec
+        .golds()
+        .filter_map(|c| c.node)
+        .find(|&g| f.node(g).kind == NodeKind::MentalState);
+    let focus = focus_of(&spec.ask)[0];
+    let state = match spec.ask {
+        Ask::Holder { state } => Some(state),
+        Ask::Cause { target } | Ask::Effect { source: target }
+            if f.node(target).kind == NodeKind::MentalState =>
+        {
+            Some(target)
+        }
+        _ => gold_state,
+    };
+    let by_attitude = |a: Option<Attitude>| match a {
+        Some(Attitude::Belief | Attitude::Knowledge | Attitude::Suspicion) => {
+            cat("Theory of Mind", "Belief Tracking")
+        }
+        Some(Attitude::Desire | Attitude::Intention | Attitude::SocialGoal) => {
+            cat("Theory of Mind", "Intention Recognition")
+        }
+        Some(Attitude::Emotion) => cat("Emotion", "Emotion Inference"),
+        Some(Attitude::Pretense) => cat("Communication", "Deception Detection"),
+        None => cat("Theory of Mind", "Mental State Attribution"),
+    };
+    let (category, qtype) = match spec.ask {
+        Ask::Origin { .. } => (
+            cat("Behavior Understanding", "Causal Attribution"),
+            QuestionType::ComplexReasoning,
+        ),
+        Ask::Order { .. } => (
+            cat("Behavior Understanding", "Temporal Reasoning"),
+            QuestionType::ComplexReasoning,
+        ),
+        Ask::Participants { event } => {
+            let act = f.node(event).act;
+            let c = match act {
+                Some(crate::graph::Act::Action) | None => {
+                    cat("Social Relations", "Interaction Recognition")
+                }
+                Some(_) => cat("Communication", "Speech Act Understanding"),
+            };
+            (c, QuestionType::BasicTom)
+        }
+        Ask::Holder { .. } | Ask::MindBefore { .. } => (
+            by_attitude(state.and_then(|s| f.node(s).attitude)),
+            QuestionType::BasicTom,
+        ),
+        Ask::Cause { .. } | Ask::Effect { .. } => match state {
+            Some(s) => (
+                by_attitude(f.node(s).attitude),
+                QuestionType::ComplexReasoning,
+            ),
+            None if matches!(spec.ask, Ask::Effect { .. }) => (
+                cat("Behavior Understanding", "Behavior Prediction"),
+                QuestionType::ComplexReasoning,
+            ),
+            None => (
+                cat("Behavior Understanding", "Causal Attribution"),
+                QuestionType::ComplexReasoning,
+            ),
+        },
+    };
+    let mut tags = Tags::default();
+    if let Some(s) = state {
+        let node = f.node(s);
+        let about = node.target.as_deref().and_then(|t| f.index_of(t));
+        let about_kind = about.map(|a| f.node(a).kind);
+        tags.belief_goal = match node.attitude {
+            Some(Attitude::Belief | Attitude::Knowledge | Attitude::Suspicion) => {
+                let goal = about.is_some_and(|a| {
+                    matches!(
+                        f.node(a).attitude,
+                        Some(Attitude::Desire | Attitude::Intention | Attitude::SocialGoal)
+                    )
+                });
+                Some(if goal { "belief_of_goal" } else { "belief" })
+            }
+            Some(Attitude::SocialGoal) => Some("social_goal"),
+            Some(Attitude::Desire | Attitude::Intention)
+                if about_kind == Some(NodeKind::Character) =>
+            {
+                Some("social_goal")
+            }
+            _ => None,
+        }
+        .map(str::to_owned);
+        let ability = match node.attitude {
+            Some(Attitude::Belief | Attitude::Suspicion) => "beliefs",
+            Some(Attitude::Knowledge) => "knowledge",
+            Some(Attitude::Desire) => "desires",
+            Some(Attitude::Intention | Attitude::SocialGoal) => "intentions",
+            Some(Attitude::Emotion) => "emotions",
+            Some(Attitude::Pretense) => "non_literal_communication",
+            None => "beliefs",
+        };
+        tags.atoms.push(ability.to_owned());
+    }
+    if let Some(act) = f.node(focus).act {
+        if matches!(act, crate::graph::Act::Lie)
+            && !tags.atoms.iter().any(|a| a == "non_literal_communication")
+        {
+            tags.atoms.push("non_literal_communication".to_owned());
+        }
+    }
+    // The seven-level group audit applies where three or more characters share
+    // the scene. Levels this generator assigns (docs/trees-format.md): L1 an
+    // action, L2 one character's own state, L3 a state about another
+    // character, L4 a state about a state (second order), L5 a joint event of
+    // three or more people. L6–L7 (group norms, collective belief) are not
+    // derived by the rules templates.
+    let scene = f.node(focus).scene;
+    let cast: BTreeSet<usize> = f
+        .moments
+        .iter()
+        .filter(|&&m| scene.is_some() && f.node(m).scene == scene)
+        .flat_map(|&m| f.people(m))
+        .copied()
+        .collect();
+    if cast.len() >= 3 {
+        tags.group_level = Some(match (spec.ask.clone(), state) {
+            (Ask::Participants { event }, _) if f.people(event).len() >= 3 => 5,
+            (_, Some(s)) => {
+                let about = f.node(s).target.as_deref().and_then(|t| f.index_of(t));
+                match about.map(|a| f.node(a).kind) {
+                    Some(NodeKind::MentalState) => 4,
+                    Some(NodeKind::Character) => 3,
+                    _ => 2,
+                }
+            }
+            _ => 1,
+        });
+    }
+    (category, qtype, tags)
+}
