@@ -169,7 +169,10 @@ fn cast(flags: &ModelFlags, config: &Config) -> anyhow::Result<Cast> {
             .cloned()
             .unwrap_or_default(),
     };
-    check_subject(&subject, config)?;
+    check_subject(&subject, config).map_err(|e| match flags.subject() {
+        Some(_) => anyhow::Error::from(e),
+        None => anyhow::anyhow!("no --subject given and the configured {e}"),
+    })?;
     let judge = match flags.judge() {
         Some(name) => Some(name.to_string()),
         None => config.role(Role::Judge).first().cloned(),
@@ -224,7 +227,7 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
         ),
         None => eprintln!("open answers: {NO_JUDGE_LABEL}; every report of this run says so"),
     }
-    let (trees, digest) = read_valid_trees(&args.trees)?;
+    let (trees, digest) = read_valid_trees(&args.trees, "evaluating")?;
     let id = args
         .run
         .clone()

@@ -2,13 +2,10 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
 use moviegraph::llm::local::backend::resolve_configured;
-use moviegraph::llm::{BackendKind, Config, Llm, LlmOptions, Role, RoleOverrides};
-use moviegraph::store::Store;
+use moviegraph::llm::{BackendKind, Config, Llm, Role, RoleOverrides};
 
 use super::{emit, Outcome};
 
@@ -97,17 +94,11 @@ impl ModelFlags {
         run_label: &str,
         max_cost: Option<f64>,
     ) -> anyhow::Result<Llm> {
-        let config = self.load()?;
-        let store = Store::open(store_path)
-            .with_context(|| format!("opening the store {}", store_path.display()))?;
-        Ok(Llm::new(
-            config,
-            Arc::new(Mutex::new(store)),
-            LlmOptions {
-                run_label: run_label.to_string(),
-                max_cost,
-                ..LlmOptions::default()
-            },
+        Ok(moviegraph::workspace::cast::open_llm(
+            self.load()?,
+            store_path,
+            run_label,
+            max_cost,
         )?)
     }
 }

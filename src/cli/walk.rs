@@ -7,12 +7,11 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Args;
 use moviegraph::store;
-use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::schema::Tree;
-use moviegraph::trees::validate::{is_valid, validate};
 use moviegraph::walk::preview::PreviewStyle;
 use moviegraph::walk::session::{check_annotator, human_run_id};
 use moviegraph::walk::{tui, web};
+use moviegraph::workspace::eval::read_valid_trees;
 
 use super::{emit, Outcome};
 
@@ -147,28 +146,7 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
 }
 
 fn load(paths: &[PathBuf]) -> anyhow::Result<Vec<Tree>> {
-    let mut trees = Vec::new();
-    for path in paths {
-        let file_trees = read_trees(path)?;
-        let mut bad = Vec::new();
-        for tree in &file_trees {
-            let problems = validate(tree);
-            if !is_valid(&problems) {
-                bad.extend(problems.iter().map(|p| format!("{}: {p}", path.display())));
-            }
-        }
-        if !bad.is_empty() {
-            bail!(
-                "invalid trees; fix them (see `moviegraph trees validate`) before walking:\n{}",
-                bad.join("\n")
-            );
-        }
-        trees.extend(file_trees);
-    }
-    if trees.is_empty() {
-        bail!("the tree files hold no trees");
-    }
-    Ok(trees)
+    Ok(read_valid_trees(paths, "walking")?.0)
 }
 
 /// `--preview` values.

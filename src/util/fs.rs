@@ -5,9 +5,12 @@
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to `path` through `.{name}.{pid}.tmp` in the same folder
-/// (created if missing), synced and renamed into place; the temporary file is
-/// removed when any step fails.
+/// Writes `bytes` to `path` through `.{name}.tmp` in the same folder (created
+/// if missing), synced and renamed into place; the temporary file is removed
+/// when any step fails. The temporary name is the same for every writer, so
+/// the leftover of a writer killed mid-write is overwritten by the next one
+/// rather than left behind; writers of one path take turns (the workspace's
+/// store lock), so they never share it at once.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
@@ -18,7 +21,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let tmp = dir.join(format!(".{name}.tmp"));
     let result = (|| -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -52,6 +55,17 @@ mod tests {
         write_atomic(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         assert_eq!(names(&dir.path().join("sub")), ["out.json"]);
+    }
+
+    #[test]
+    fn the_leftover_of_a_writer_killed_mid_write_is_not_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.json");
+        // What a SIGKILL between create and rename leaves.
+        std::fs::write(dir.path().join(".report.json.tmp"), b"half").unwrap();
+        write_atomic(&path, b"whole").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole");
+        assert_eq!(names(dir.path()), ["report.json"]);
     }
 
     #[test]

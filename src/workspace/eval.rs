@@ -10,7 +10,8 @@ use crate::eval::metrics::{compute, rotation_figures, BootstrapSettings, RunMetr
 use crate::eval::model::{ModelJudge, ModelSubject};
 use crate::eval::protocol::{load_run, rotation_displays, Display, LoadedRun};
 use crate::eval::report as eval_report;
-use crate::eval::subject::{baseline, fnv1a, Subject};
+use crate::eval::subject::{baseline, Subject};
+use crate::util::hash::fnv1a;
 use crate::llm::{Llm, Role};
 use crate::store::Store;
 use crate::trees::jsonl::read_trees;
@@ -70,8 +71,9 @@ pub fn open_judge(name: Option<&str>, llm: Option<&Llm>) -> Result<Option<ModelJ
 }
 
 /// The trees of `files`, every one valid (else an error listing the problems
-/// with their file), and the digest that names a run over them.
-pub fn read_valid_trees(files: &[PathBuf]) -> Result<(Vec<Tree>, Vec<u8>)> {
+/// with their file, saying they must be fixed before `purpose`, e.g.
+/// "evaluating"), and the digest that names a run over them.
+pub fn read_valid_trees(files: &[PathBuf], purpose: &str) -> Result<(Vec<Tree>, Vec<u8>)> {
     let mut trees: Vec<Tree> = Vec::new();
     let mut digest = Vec::new();
     for path in files {
@@ -85,7 +87,7 @@ pub fn read_valid_trees(files: &[PathBuf]) -> Result<(Vec<Tree>, Vec<u8>)> {
         }
         if !bad.is_empty() {
             bail!(
-                "invalid trees; fix them (see `moviegraph trees validate`) before evaluating:\n{}",
+                "invalid trees; fix them (see `moviegraph trees validate`) before {purpose}:\n{}",
                 bad.join("\n")
             );
         }

@@ -183,29 +183,9 @@ pub struct FilmOutcome {
     pub report: Option<PathBuf>,
 }
 
-/// `path`'s bytes through a temporary file in the same folder and a rename, so a
-/// crash leaves the old file or the new one, never half of one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("writing {}", path.display()))
+/// `path`'s bytes, whole or not at all (see [`crate::util::fs::write_atomic`]).
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::util::fs::write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 fn sha(bytes: &[u8]) -> String {

@@ -2,7 +2,7 @@
 //! same cues in every encoding, a WebVTT file with every feature, and files
 //! that are not usable subtitles.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! bundled sample film against its alignment gold, the `img0` spelling,
 //! manifests, and refusals of paths that leave the film's folder.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `moviegraph align --store/--jsonl/--shots MANIFEST` and `moviegraph run`'s
 //! alignment stage: what reaches the store and the export.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

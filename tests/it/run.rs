@@ -2,7 +2,7 @@
 //! reruns skip, resume or redo exactly the stages they should, and a run killed
 //! with SIGKILL anywhere finishes with the same files as an uninterrupted one.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

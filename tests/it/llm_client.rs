@@ -1,14 +1,13 @@
 //! The model client driven over real HTTP against the loopback server: faults,
 //! retries, deadlines, structured output, embeddings, replay, budget, rules.
 
-mod common;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::llm::*;
+use crate::common::llm::*;
 use moviegraph::llm::{
     ChatRequest, Completion, Config, Llm, LlmError, LlmOptions, Message, ModelConfig, RulesRegistry,
 };

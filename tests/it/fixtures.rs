@@ -3,7 +3,7 @@
 //!
 //! Run with `UPDATE_EXPECT=1` to rewrite the expectations; review the diff.
 
-mod common;
+use crate::common;
 
 use moviegraph::screenplay::{self, Format};
 

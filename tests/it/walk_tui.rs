@@ -3,7 +3,7 @@
 //! the run), and then checks the run and its scores in the store. Skipped with a
 //! printed reason when tmux is absent.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! The aligner on the sample film against `alignment_gold.json`, on an
 //! unrelated script, and on synthetic cases with gold.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

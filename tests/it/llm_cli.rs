@@ -2,14 +2,13 @@
 //! killed with SIGKILL and resumed, keys kept out of everything written, batch files
 //! exported and imported, `models list` and `models check`.
 
-mod common;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::llm::*;
+use crate::common::llm::*;
 use moviegraph::store::Store;
 use serde_json::json;
 

@@ -5,7 +5,7 @@
 //! The cross-format tests at the end compare an FDX parse with the Fountain
 //! parse of the same script.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

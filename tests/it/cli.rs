@@ -1,7 +1,7 @@
 //! The binary's contract: exit codes (0 ok, 1 check failed, 2 error), errors
 //! that name the file and line, the JSON shape, and quiet broken pipes.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::Path;

@@ -4,7 +4,6 @@
 //! judge", has the same numbers), the conversation the server received, keyframes as
 //! image parts, and `eval run` killed mid-run and resumed through the binary.
 
-mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::llm::*;
+use crate::common::llm::*;
 use moviegraph::eval::metrics::{compute, BootstrapSettings, RunMetrics};
 use moviegraph::eval::model::{ModelJudge, ModelSubject};
 use moviegraph::eval::protocol::{load_run, run_stored};

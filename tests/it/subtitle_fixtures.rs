@@ -4,7 +4,7 @@
 //!
 //! Run with `UPDATE_EXPECT=1` to rewrite the expectations; review the diff.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 

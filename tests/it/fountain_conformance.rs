@@ -7,7 +7,7 @@
 //! 3. afterwriting's kitchen-sink scripts (Cyrillic and Japanese included),
 //!    plus screenplain's and jumpcut's Fountain files: no panics, sane counts.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! fixture scripts, the page-break and noise rules, encodings, the sample
 //! film scored against its Fountain source, and inputs that must not break it.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! two annotators get an agreement table; keyframe requests outside what the trees
 //! reference are refused; headless chromium renders a page (skipped without chromium).
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -4,14 +4,13 @@
 //! the agreement figures checked by hand), and a killed CLI build that resumes
 //! without repeating a request and exports the same bytes.
 
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use common::llm::{client, config_with, LoopbackServer, Reply, Request, ServerOptions};
+use crate::common::llm::{client, config_with, LoopbackServer, Reply, Request, ServerOptions};
 use moviegraph::align::Block;
 use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles};
 use moviegraph::graph::model::{ModelAdjudicator, ModelAuditor, ModelGenerator};

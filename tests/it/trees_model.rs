@@ -5,7 +5,6 @@
 //! question; and `trees generate` with a model generator whose every question
 //! is rejected writes exactly the rules writer's trees.
 
-mod common;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -13,7 +12,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::llm::*;
+use crate::common::llm::*;
 use moviegraph::graph::analysis::analyse;
 use moviegraph::llm::{BlockingModel, LlmOptions};
 use moviegraph::store::Store;
