@@ -92,7 +92,9 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
     for (rel, text) in files {
         let Some(from) = owner(rel) else { continue };
         let Some(from_rank) = rank(from) else {
-            bad.push(format!("src/{rel}: module `{from}` is in no layer of LAYERS"));
+            bad.push(format!(
+                "src/{rel}: module `{from}` is in no layer of LAYERS"
+            ));
             continue;
         };
         for (n, line) in text.lines().enumerate() {

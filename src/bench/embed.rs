@@ -11,9 +11,9 @@ use moviegraph::media::subtitles::normalize_for_matching;
 use moviegraph::screenplay::{self, ElementKind, Format};
 use moviegraph::store::Store;
 
+use super::emit;
 use super::DEFAULT_ALIGN_SCRIPTS;
 use moviegraph::workspace::embedder::{load_minilm, EmbedderSpec};
-use super::emit;
 
 /// Options of `bench embed`.
 #[derive(Debug, Args)]

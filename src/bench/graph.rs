@@ -16,10 +16,10 @@ use moviegraph::graph::generate::RulesGenerator;
 use moviegraph::graph::model::{ModelAdjudicator, ModelAuditor, ModelGenerator};
 use moviegraph::graph::stats::stats;
 use moviegraph::graph::{BlockContext, Generator, Graph};
-use moviegraph_loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
 use moviegraph::llm::{BlockingModel, Config, Llm, LlmOptions, ModelConfig};
 use moviegraph::screenplay::{self, Format, Screenplay};
 use moviegraph::store::Store;
+use moviegraph_loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
 use serde_json::{json, Value};
 
 use super::emit;

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::Args;
-use moviegraph_loopback::{LoopbackServer, ServerOptions};
 use moviegraph::llm::{ChatRequest, Config, Llm, LlmOptions, Message, ModelConfig};
 use moviegraph::store::Store;
+use moviegraph_loopback::{LoopbackServer, ServerOptions};
 
 use super::emit;
 

@@ -16,7 +16,6 @@ mod local;
 mod pipeline;
 mod trees;
 
-
 /// Benchmarks that print figures (build with --release for meaningful numbers).
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {

@@ -12,11 +12,11 @@ use moviegraph::eval::subject::BASELINES;
 use moviegraph::screenplay::{self, Format};
 use moviegraph::store::Store;
 
+use super::emit;
 use moviegraph::workspace::cast::Cast;
 use moviegraph::workspace::run::{
     run_films, Action, FilmOutcome, Pipeline, Progress, Stage, STAGES,
 };
-use super::emit;
 
 /// Options of `bench pipeline`.
 #[derive(Debug, Args)]

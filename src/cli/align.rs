@@ -126,7 +126,11 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
     };
     // Saving writes the store (and so does the embedding cache): one writer at a time.
     let _lock = match &store_path {
-        Some(path) => Some(WriterLock::acquire(path, "moviegraph align", args.wait.mode())?),
+        Some(path) => Some(WriterLock::acquire(
+            path,
+            "moviegraph align",
+            args.wait.mode(),
+        )?),
         None => None,
     };
     let store = match &store_path {
@@ -157,7 +161,11 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
             aligned.alignment.blocks.len()
         );
     }
-    let (play, subs, alignment) = (&aligned.inputs.play, &aligned.inputs.subtitles, &aligned.alignment);
+    let (play, subs, alignment) = (
+        &aligned.inputs.play,
+        &aligned.inputs.subtitles,
+        &aligned.alignment,
+    );
     let elapsed = aligned.elapsed;
     if let Some(out) = &args.jsonl {
         let text = export::jsonl(&film, play, alignment);

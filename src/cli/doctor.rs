@@ -30,7 +30,11 @@ pub struct DoctorArgs {
 
 /// Runs `moviegraph doctor`.
 pub fn doctor(args: DoctorArgs) -> anyhow::Result<Outcome> {
-    let f = check(&args.workspace, args.config.as_deref(), args.store.as_deref())?;
+    let f = check(
+        &args.workspace,
+        args.config.as_deref(),
+        args.store.as_deref(),
+    )?;
     emit(&f.text)?;
     Ok(if f.failed == 0 {
         Outcome::Success

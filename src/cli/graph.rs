@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use moviegraph::graph::build::BuildOptions;
+use moviegraph::graph::build::{BuildOptions, FilmInput};
 use moviegraph::graph::consensus::Rule;
 use moviegraph::graph::export::{to_dot, to_graphml, to_neo4j_csv};
 use moviegraph::graph::resolve::ResolveOptions;
@@ -157,7 +157,12 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
     let config = a.models.load()?;
     let chosen = GraphRoles::from_config(&config)?;
     let llm = if chosen.needs_models() {
-        Some(open_llm(config, &store_path, &format!("graph build {slug}"), None)?)
+        Some(open_llm(
+            config,
+            &store_path,
+            &format!("graph build {slug}"),
+            None,
+        )?)
     } else {
         None
     };
@@ -176,7 +181,14 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
         max_keyframes: a.max_keyframes,
         stop_after: a.stop_after,
     };
-    let report = build_graph(&store, &slug, &play, &blocks, &roles, &opts, None, &mut |_| {})?.report;
+    let title = play.title_field("title").map(str::to_owned);
+    let input = FilmInput {
+        slug: &slug,
+        title: title.as_deref(),
+        play: &play,
+        blocks: &blocks,
+    };
+    let report = build_graph(&store, &input, &roles, &opts, None, &mut |_| {})?.report;
     let t = &report.totals;
     let per = |x: u64| {
         if report.processed == 0 {
@@ -248,7 +260,10 @@ fn export_cmd(a: ExportArgs) -> anyhow::Result<Outcome> {
         Ok(path)
     };
     let written = match a.format {
-        FormatArg::Json => vec![write("json", &export_graph(&store, &slug, build, &settings)?.json)?],
+        FormatArg::Json => vec![write(
+            "json",
+            &export_graph(&store, &slug, build, &settings)?.json,
+        )?],
         FormatArg::Graphml => vec![write("graphml", &to_graphml(&g))?],
         FormatArg::Dot => vec![write("dot", &to_dot(&g))?],
         FormatArg::Neo4jCsv => {

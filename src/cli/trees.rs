@@ -147,7 +147,12 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     let model_name = model_role(&config, Role::Generator);
     let model = match &model_name {
         Some(name) => {
-            let llm = open_llm(config.clone(), &store_path, &format!("trees generate {slug}"), None)?;
+            let llm = open_llm(
+                config.clone(),
+                &store_path,
+                &format!("trees generate {slug}"),
+                None,
+            )?;
             Some(
                 BlockingModel::new(llm.model(name, Role::Generator.name())?)
                     .context("cannot start the model runtime")?,

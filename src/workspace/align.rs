@@ -35,7 +35,11 @@ pub struct AlignInputs {
 
 impl AlignInputs {
     /// Reads the screenplay, the subtitles and (when given) the shots.
-    pub fn read(script: &Path, subtitles_path: &Path, shots: Option<(ShotList, InputFile)>) -> Result<AlignInputs> {
+    pub fn read(
+        script: &Path,
+        subtitles_path: &Path,
+        shots: Option<(ShotList, InputFile)>,
+    ) -> Result<AlignInputs> {
         let play = screenplay::parse_file(script, None)
             .with_context(|| format!("reading {}", script.display()))?;
         Self::with_play(play, script, subtitles_path, shots)

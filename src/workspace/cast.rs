@@ -74,8 +74,7 @@ impl GraphRoles {
             if !seen.insert(a) {
                 bail!("auditor {a} is named twice; the auditors must be independent models");
             }
-            if chosen.rules.contains(a)
-                && !matches!(a.as_str(), "rules-grounding" | "rules-schema")
+            if chosen.rules.contains(a) && !matches!(a.as_str(), "rules-grounding" | "rules-schema")
             {
                 bail!(
                     "auditor {a} is a rules model; the rules auditors are rules-grounding and rules-schema"
@@ -373,4 +372,3 @@ pub fn ping(config: &Config, names: &[String]) -> Result<Vec<(String, Ping)>> {
         .map(|name| (name.clone(), runtime.block_on(llm.check(name))))
         .collect())
 }
-

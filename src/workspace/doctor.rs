@@ -107,7 +107,9 @@ fn films(f: &mut Findings, root: &Path) {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let find = |names: &mut dyn Iterator<Item = &str>| names.map(|n| film.join(n)).find(|p| p.is_file());
+        let find = |names: &mut dyn Iterator<Item = &str>| {
+            names.map(|n| film.join(n)).find(|p| p.is_file())
+        };
         let Some(script) = find(&mut SCRIPT_VERSIONS.iter().map(|(n, _)| *n)) else {
             f.add(
                 Level::Fail,

@@ -133,8 +133,7 @@ mod tests {
 
     #[test]
     fn context_wraps_the_cause_and_keeps_it_as_the_source() {
-        let r: std::result::Result<(), std::io::Error> =
-            Err(std::io::Error::other("disk on fire"));
+        let r: std::result::Result<(), std::io::Error> = Err(std::io::Error::other("disk on fire"));
         let e = r.context("writing graphs/x.json").unwrap_err();
         assert_eq!(e.to_string(), "writing graphs/x.json");
         assert_eq!(e.source().unwrap().to_string(), "disk on fire");

@@ -11,12 +11,12 @@ use crate::eval::model::{ModelJudge, ModelSubject};
 use crate::eval::protocol::{load_run, rotation_displays, Display, LoadedRun};
 use crate::eval::report as eval_report;
 use crate::eval::subject::{baseline, Subject};
-use crate::util::hash::fnv1a;
 use crate::llm::{Llm, Role};
 use crate::store::Store;
 use crate::trees::jsonl::read_trees;
 use crate::trees::schema::Tree;
 use crate::trees::validate::{is_valid, validate};
+use crate::util::hash::fnv1a;
 
 use super::{bail, Context, Result};
 
@@ -62,9 +62,7 @@ impl OpenSubject {
 /// The judge of open answers when `name` is a model (else the ROUGE-L fallback: `None`).
 pub fn open_judge(name: Option<&str>, llm: Option<&Llm>) -> Result<Option<ModelJudge>> {
     match (name, llm) {
-        (Some(name), Some(llm)) => Ok(Some(ModelJudge::new(
-            llm.model(name, Role::Judge.name())?,
-        ))),
+        (Some(name), Some(llm)) => Ok(Some(ModelJudge::new(llm.model(name, Role::Judge.name())?))),
         (Some(name), None) => bail!("judge {name} is a model but the model layer is not open"),
         (None, _) => Ok(None),
     }

@@ -3,13 +3,11 @@
 
 use std::path::Path;
 
-use crate::align::Block;
 use crate::graph::analysis::analyse;
 use crate::graph::build::{build, BuildOptions, BuildReport, FilmInput, Roles, Settings};
 use crate::graph::export::to_json;
 use crate::graph::stats::{stats, Stats};
 use crate::graph::Graph;
-use crate::screenplay::Screenplay;
 use crate::store::{GraphBuildId, Store};
 
 use super::{Context, Result};
@@ -28,27 +26,19 @@ pub struct GraphBuilt {
     pub build: GraphBuildId,
 }
 
-/// Builds (or resumes) the graph of film `slug` from its blocks. With `slice`,
+/// Builds (or resumes) the graph of a film from its blocks. With `slice`,
 /// the build runs `slice` blocks at a time (each slice committed, so a
 /// progress display can move) until the film is done or `opts.stop_after`
 /// blocks were built; `on_slice` hears of each slice's report.
 pub fn build_graph(
     store: &Store,
-    slug: &str,
-    play: &Screenplay,
-    blocks: &[Block],
+    input: &FilmInput<'_>,
     roles: &Roles<'_>,
     opts: &BuildOptions,
     slice: Option<usize>,
     on_slice: &mut dyn FnMut(&BuildReport),
 ) -> Result<GraphBuilt> {
-    let title = play.title_field("title").map(str::to_owned);
-    let input = FilmInput {
-        slug,
-        title: title.as_deref(),
-        play,
-        blocks,
-    };
+    let slug = input.slug;
     let limit = opts.stop_after;
     let mut total: Option<BuildReport> = None;
     loop {
@@ -60,11 +50,11 @@ pub fn build_graph(
         };
         let r = build(
             store,
-            &input,
+            input,
             roles,
             &BuildOptions {
                 stop_after: step,
-                ..opts.clone()
+                ..*opts
             },
         )
         .with_context(|| format!("stage graph, film {slug}"))?;

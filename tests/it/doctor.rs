@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use moviegraph_loopback::{LoopbackServer, ServerOptions};
 use moviegraph::store::Store;
+use moviegraph_loopback::{LoopbackServer, ServerOptions};
 
 const SCRIPT: &str = "INT. HARBOUR OFFICE - NIGHT\n\nANNA sorts the mail.\n\nBEN\nDid the ferry come in?\n\nANNA\nAn hour ago.\n";
 const SUBTITLES: &str =

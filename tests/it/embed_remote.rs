@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 
 use moviegraph::align::{align_with, AlignOptions};
 use moviegraph::embed::{Embedder, HashedNgramEmbedder, RemoteEmbedder};
-use moviegraph_loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
 use moviegraph::llm::{Config, Llm, LlmOptions, ModelConfig};
 use moviegraph::media::subtitles;
 use moviegraph::screenplay;
 use moviegraph::store::Store;
+use moviegraph_loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
 use serde_json::{json, Value};
 
 fn root() -> PathBuf {

@@ -4,7 +4,6 @@
 //! judge", has the same numbers), the conversation the server received, keyframes as
 //! image parts, and `eval run` killed mid-run and resumed through the binary.
 
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

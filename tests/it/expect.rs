@@ -108,7 +108,9 @@ fn first_difference(want: &str, got: &str) -> String {
             (a, b) if a == b => continue,
             (a, b) => {
                 let cut = |s: Option<&str>| {
-                    s.map_or("<end of file>".to_owned(), |s| s.chars().take(300).collect())
+                    s.map_or("<end of file>".to_owned(), |s| {
+                        s.chars().take(300).collect()
+                    })
                 };
                 return format!("line {n}:\n  expected: {}\n  actual:   {}", cut(a), cut(b));
             }

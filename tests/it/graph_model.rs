@@ -4,7 +4,6 @@
 //! the agreement figures checked by hand), and a killed CLI build that resumes
 //! without repeating a request and exports the same bytes.
 
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,6 @@
 //! killed with SIGKILL and resumed, keys kept out of everything written, batch files
 //! exported and imported, `models list` and `models check`.
 
-
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;

@@ -1,7 +1,6 @@
 //! The model client driven over real HTTP against the loopback server: faults,
 //! retries, deadlines, structured output, embeddings, replay, budget, rules.
 
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

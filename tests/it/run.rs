@@ -673,7 +673,10 @@ fn a_second_run_on_a_store_in_use_waits_its_turn_and_both_write_the_same_files()
             .unwrap();
         // Give the second time to reach the lock, then let the first go on.
         std::thread::sleep(Duration::from_millis(300 + 200 * trial));
-        assert!(first.release().success(), "trial {trial}: the first run failed");
+        assert!(
+            first.release().success(),
+            "trial {trial}: the first run failed"
+        );
         let after_first = outputs(ws.path());
         let second = second.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&second.stderr);

@@ -5,7 +5,6 @@
 //! question; and `trees generate` with a model generator whose every question
 //! is rejected writes exactly the rules writer's trees.
 
-
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;

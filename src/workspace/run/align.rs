@@ -101,7 +101,8 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
                 &crate::embed::HashedNgramEmbedder,
                 Some((&film.store, &film.slug)),
             )?;
-            let (alignment, elapsed, shots) = (&aligned.alignment, aligned.elapsed, &aligned.inputs.shots);
+            let (alignment, elapsed, shots) =
+                (&aligned.alignment, aligned.elapsed, &aligned.inputs.shots);
             film.bar.inc(1);
             let s = &alignment.summary;
             let mut detail = String::new();

@@ -53,25 +53,23 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
     };
     let mut first = true;
     let bar = &film.bar;
-    let built = build_graph(
-        &film.store,
-        &film.slug,
-        &play,
-        &blocks,
-        &roles,
-        &opts,
-        Some(slice),
-        &mut |r| {
-            if first {
-                first = false;
-                bar.bar.set_position(r.skipped as u64);
-            }
-            if r.processed > 0 {
-                bar.show_cost(cast.cost());
-                bar.inc(r.processed as u64);
-            }
-        },
-    )?;
+    let title = play.title_field("title").map(str::to_owned);
+    let input = FilmInput {
+        slug: &film.slug,
+        title: title.as_deref(),
+        play: &play,
+        blocks: &blocks,
+    };
+    let built = build_graph(&film.store, &input, &roles, &opts, Some(slice), &mut |r| {
+        if first {
+            first = false;
+            bar.bar.set_position(r.skipped as u64);
+        }
+        if r.processed > 0 {
+            bar.show_cost(cast.cost());
+            bar.inc(r.processed as u64);
+        }
+    })?;
     let (resumed, built_now, candidates) = (
         built.report.skipped,
         built.report.processed,

@@ -24,7 +24,7 @@ use crate::eval::metrics::{BootstrapSettings, RunMetrics};
 use crate::eval::protocol::{run_stored_with, Display, RunEvent, RunOptions};
 use crate::eval::score::NO_JUDGE_LABEL;
 use crate::eval::subject::{Judge, BASELINES};
-use crate::graph::build::BuildOptions;
+use crate::graph::build::{BuildOptions, FilmInput};
 use crate::llm::{BlockingModel, Role};
 use crate::screenplay::compare::compare;
 use crate::screenplay::summary::summary;
@@ -185,7 +185,8 @@ pub struct FilmOutcome {
 
 /// `path`'s bytes, whole or not at all (see [`crate::util::fs::write_atomic`]).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::util::fs::write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
+    crate::util::fs::write_atomic(path, bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 fn sha(bytes: &[u8]) -> String {
@@ -308,23 +309,13 @@ impl Film<'_> {
         Ok((fp, plan))
     }
 
-    fn begin(
-        &mut self,
-        stage: Stage,
-        fp: &str,
-        inputs: &BTreeMap<String, String>,
-    ) -> Result<()> {
+    fn begin(&mut self, stage: Stage, fp: &str, inputs: &BTreeMap<String, String>) -> Result<()> {
         self.store
             .run_stage_begin(self.id, stage.name(), fp, inputs)?;
         Ok(())
     }
 
-    fn done(
-        &mut self,
-        stage: Stage,
-        fp: &str,
-        outputs: &BTreeMap<String, String>,
-    ) -> Result<()> {
+    fn done(&mut self, stage: Stage, fp: &str, outputs: &BTreeMap<String, String>) -> Result<()> {
         self.store
             .run_stage_done(self.id, stage.name(), fp, outputs)?;
         self.fps.insert(stage, fp.to_owned());

@@ -18,7 +18,15 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
     let (fp, plan) = film.plan(Stage::Report, &inputs, &files)?;
     let ids: Vec<String> = film.out.runs.iter().map(|(_, id)| id.clone()).collect();
     // The summary's point estimates: cheap without the bootstrap.
-    film.out.metrics = run_metrics(&film.store, &ids, BootstrapSettings { resamples: 0, seed: 0 })?.metrics;
+    film.out.metrics = run_metrics(
+        &film.store,
+        &ids,
+        BootstrapSettings {
+            resamples: 0,
+            seed: 0,
+        },
+    )?
+    .metrics;
     film.out.report = Some(dir.clone());
     let why = match plan {
         Plan::Skip => {
