@@ -12,6 +12,7 @@
 //! - [`schema`]: JSON extraction and schema validation.
 //! - [`batch`]: OpenAI Batch API JSONL in and out.
 //! - [`blocking`]: a synchronous face on a model handle for synchronous stages.
+//! - [`model_dir`]: where the model files are (MiniLM, local chat models).
 //! - [`loopback`]: a scriptable OpenAI-compatible server on 127.0.0.1 with fault
 //!   injection, for tests and benchmarks.
 
@@ -22,6 +23,7 @@ pub mod client;
 pub mod config;
 pub mod local;
 pub mod loopback;
+pub mod model_dir;
 pub mod openai;
 pub mod retry;
 pub mod rules;
