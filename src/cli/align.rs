@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 use moviegraph::align::eval::{evaluate, EvalReport, Gold};
+use moviegraph::align::store::{AlignmentRecord, AlignmentStore};
 use moviegraph::align::{align_with, attach_shots, export, AlignOptions, Alignment};
 use moviegraph::embed::{CachedEmbedder, Embedder};
 use moviegraph::media::shots::{FrameRate, MovieNetPaths, ShotList};
 use moviegraph::media::subtitles::{self, format_ms};
 use moviegraph::screenplay;
-use moviegraph::store::{self, AlignmentRecord, AlignmentSources, InputFile, Store, STORE_ENV};
+use moviegraph::store::{self, AlignmentSources, InputFile, Store, STORE_ENV};
 
 use super::embedding::{choose, EmbedderArgs};
 use super::{emit, Outcome};

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
+use moviegraph::align::store::{AlignmentRecord, AlignmentStore};
 use moviegraph::align::{align, attach_shots, AlignOptions, Block};
 use moviegraph::graph::analysis::analyse;
 use moviegraph::graph::audit::{GroundingAuditor, RulesAdjudicator, SchemaTimeAuditor};
@@ -15,12 +16,13 @@ use moviegraph::graph::export::{to_dot, to_graphml, to_json, to_neo4j_csv};
 use moviegraph::graph::generate::RulesGenerator;
 use moviegraph::graph::resolve::ResolveOptions;
 use moviegraph::graph::stats::{render, stats};
+use moviegraph::graph::store::GraphStore;
 use moviegraph::graph::{
     Adjudicator, Auditor, Candidate, Generator, Graph, Item, Role, Status, Vote,
 };
 use moviegraph::media::subtitles;
 use moviegraph::screenplay::{self, Screenplay};
-use moviegraph::store::{self, AlignmentRecord, AlignmentSources, GraphBuildId, Store};
+use moviegraph::store::{self, AlignmentSources, GraphBuildId, Store};
 
 use super::models::ModelFlags;
 use super::{emit, Outcome};

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use moviegraph::graph::analysis::analyse;
+use moviegraph::graph::store::GraphStore;
 use moviegraph::graph::Graph;
 use moviegraph::llm::{BackendKind, BlockingModel, Role};
 use moviegraph::trees::facts::Facts;
