@@ -25,6 +25,7 @@ pub mod dp;
 pub mod eval;
 pub mod export;
 pub mod similarity;
+pub mod store;
 pub mod synth;
 
 use serde::{Deserialize, Serialize};

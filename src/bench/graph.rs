@@ -15,6 +15,7 @@ use moviegraph::graph::export::to_json;
 use moviegraph::graph::generate::RulesGenerator;
 use moviegraph::graph::model::{ModelAdjudicator, ModelAuditor, ModelGenerator};
 use moviegraph::graph::stats::stats;
+use moviegraph::graph::store::GraphStore;
 use moviegraph::graph::{BlockContext, Generator, Graph};
 use moviegraph::llm::{BlockingModel, Config, Llm, LlmOptions, ModelConfig};
 use moviegraph::screenplay::{self, Format, Screenplay};

@@ -11,6 +11,7 @@ use moviegraph::graph::consensus::Rule;
 use moviegraph::graph::export::{to_dot, to_graphml, to_neo4j_csv};
 use moviegraph::graph::resolve::ResolveOptions;
 use moviegraph::graph::stats::{render, stats};
+use moviegraph::graph::store::GraphStore;
 use moviegraph::graph::{Candidate, Graph, Item, Role, Status, Vote};
 use moviegraph::store::{self, Store};
 use moviegraph::workspace::align::film_blocks;

@@ -17,10 +17,13 @@
 mod cached;
 mod hashed;
 mod minilm;
-pub mod model_dir;
 mod remote;
 
 use std::path::PathBuf;
+
+/// Where the model files are; lives in the model layer (`crate::llm::model_dir`),
+/// below the embedders and the local chat backend that both read it.
+pub use crate::llm::model_dir;
 
 pub use cached::CachedEmbedder;
 pub use hashed::{HashedNgramEmbedder, HASH_DIMS};

@@ -10,6 +10,7 @@ use crate::align::Block;
 use crate::graph::consensus::{decide, settle, Rule};
 use crate::graph::resolve::{resolve, ResolveOptions};
 use crate::graph::schema::*;
+use crate::graph::store::GraphStore;
 use crate::graph::{
     merge_node, Adjudicator, Auditor, BlockContext, Generator, GraphError, Proposal,
 };

@@ -23,6 +23,7 @@ pub mod model;
 pub mod resolve;
 pub mod schema;
 pub mod stats;
+pub mod store;
 mod text;
 
 use std::collections::BTreeMap;

@@ -12,6 +12,7 @@
 //! - [`schema`]: JSON extraction and schema validation.
 //! - [`batch`]: OpenAI Batch API JSONL in and out.
 //! - [`blocking`]: a synchronous face on a model handle for synchronous stages.
+//! - [`model_dir`]: where the model files are (MiniLM, local chat models).
 //!
 //! The loopback test server lives in its own crate, `crates/loopback`
 //! (`moviegraph-loopback`), so the library ships only the model layer.
@@ -22,6 +23,7 @@ pub mod blocking;
 pub mod client;
 pub mod config;
 pub mod local;
+pub mod model_dir;
 pub mod openai;
 pub mod retry;
 pub mod rules;

@@ -2,10 +2,12 @@
 //! scenes, cues, shots and keyframes, its line alignments and blocks, and the
 //! run's summary with the inputs' fingerprints.
 //!
-//! [`Store::save_alignment`] replaces everything a film had from a previous
-//! alignment in one transaction; [`Store::load_alignment`] gives the
-//! [`Alignment`] back as it was saved, and [`Store::load_blocks`] gives the
-//! graph stage what it reads: each block with its script segment and keyframes.
+//! The rows are plain values; the alignment stage turns its own types into
+//! them and back (`align::store`). [`Store::save_alignment_rows`]
+//! replaces everything a film had from a previous alignment in one
+//! transaction; [`Store::alignment_rows`] gives the rows back as they were
+//! saved, and [`Store::block_rows`] with [`Store::element_rows`] give each
+//! block and its script segment.
 
 use std::path::Path;
 
@@ -14,11 +16,6 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{FilmId, Store, StoreError};
-use crate::align::export::segment_line;
-use crate::align::{Alignment, Block, BlockKeyframe, ElementTime, LineAlignment, Summary, Verdict};
-use crate::media::shots::ShotList;
-use crate::media::subtitles::Subtitles;
-use crate::screenplay::{ElementKind, Screenplay};
 
 /// One input file of an alignment: the path as given and the digest of its bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,91 +58,192 @@ pub struct AlignmentSources {
     pub shots: Option<InputFile>,
 }
 
-/// Everything [`Store::save_alignment`] writes for one film.
-#[derive(Debug, Clone, Copy)]
-pub struct AlignmentRecord<'a> {
-    /// The parsed screenplay.
-    pub play: &'a Screenplay,
-    /// The parsed subtitles.
-    pub subtitles: &'a Subtitles,
-    /// The film's shots, when attached.
-    pub shots: Option<&'a ShotList>,
-    /// The alignment of `play` to `subtitles`.
-    pub alignment: &'a Alignment,
-    /// The input files' fingerprints.
-    pub sources: &'a AlignmentSources,
+/// The summary row of an alignment run (`alignment_runs`, without the sources).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    /// Dialogue elements in the script.
+    pub dialogue_lines: usize,
+    /// Cues in the subtitles.
+    pub cues: usize,
+    /// Dialogue elements matched.
+    pub matched: usize,
+    /// `matched / dialogue_lines`.
+    pub coverage: f32,
+    /// Mean confidence of matched lines.
+    pub mean_confidence: f32,
+    /// Anchors in the monotone chain.
+    pub anchors: usize,
+    /// Cells the dynamic programme evaluated.
+    pub dp_cells: usize,
+    /// Lines placed by the moved-scene pass.
+    pub moved_lines: usize,
+    /// The embedder used.
+    pub embedder: String,
+    /// The verdict's name.
+    pub verdict: String,
 }
 
-/// A stored screenplay element with its time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredElement {
+/// A screenplay element's row (`script_elements`), with its time when known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementRow {
     /// Element index in the screenplay.
     pub index: usize,
-    /// Its kind.
-    pub kind: ElementKind,
+    /// The kind's name.
+    pub kind: String,
     /// Its text.
     pub text: String,
     /// Scene index.
     pub scene: Option<usize>,
-    /// Normalized speaker (dialogue, parentheticals, cues).
+    /// Normalized speaker.
     pub speaker: Option<String>,
+    /// The cue's extension (`V.O.`, `CONT'D`).
+    pub extension: Option<String>,
     /// First and last source line (1-based).
     pub lines: [usize; 2],
-    /// Its time on the film clock, when known.
-    pub time: Option<ElementTime>,
+    /// Start on the film clock.
+    pub start_ms: Option<u64>,
+    /// End on the film clock.
+    pub end_ms: Option<u64>,
+    /// Whether the time was interpolated.
+    pub interpolated: Option<bool>,
 }
 
-/// A block as the graph stage reads it: where it is, what the script says in
-/// it, and what is on screen.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredBlock {
+/// A scene's row (`script_scenes`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SceneRow {
+    /// Scene index.
+    pub index: usize,
+    /// The heading as written.
+    pub heading: String,
+    /// The location part of the heading.
+    pub location: String,
+    /// The time-of-day part of the heading.
+    pub time_of_day: Option<String>,
+    /// Element range `[first, last]`, inclusive.
+    pub elements: [usize; 2],
+}
+
+/// A subtitle cue's row (`cues`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CueRow {
+    /// 1-based cue number.
+    pub index: usize,
+    /// Start in milliseconds.
+    pub start_ms: u64,
+    /// End in milliseconds.
+    pub end_ms: u64,
+    /// The cue's text.
+    pub text: String,
+}
+
+/// A shot's row (`shots`) with its keyframes' rows (`keyframes`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShotRow {
+    /// Shot index.
+    pub index: usize,
+    /// First frame.
+    pub start_frame: u64,
+    /// Last frame.
+    pub end_frame: u64,
+    /// Start in milliseconds.
+    pub start_ms: u64,
+    /// End in milliseconds.
+    pub end_ms: u64,
+    /// The shot's keyframes.
+    pub keyframes: Vec<KeyframeRow>,
+}
+
+/// A shot keyframe's row (`keyframes`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyframeRow {
+    /// Slot within the shot.
+    pub slot: usize,
+    /// Frame number, when known.
+    pub frame: Option<u64>,
+    /// Path of the image.
+    pub path: String,
+}
+
+/// A dialogue line's alignment row (`alignments`) with its cues (`alignment_cues`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineRow {
+    /// Position among dialogue elements.
+    pub line: usize,
+    /// Element index in the screenplay.
+    pub element: usize,
+    /// Matched cue numbers, in order.
+    pub cues: Vec<usize>,
+    /// Start of the first matched cue.
+    pub start_ms: Option<u64>,
+    /// End of the last matched cue.
+    pub end_ms: Option<u64>,
+    /// Similarity of the matched group.
+    pub confidence: f32,
+    /// Placed by the moved-scene pass.
+    pub moved: bool,
+}
+
+/// A block's row (`blocks`) with its keyframes (`block_keyframes`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockRow {
     /// 0-based, in script order.
     pub id: usize,
     /// Scene index.
     pub scene: usize,
     /// Element range `[first, last]`, inclusive.
     pub elements: [usize; 2],
-    /// Start on the film clock, `None` when the scene has no aligned line.
+    /// Start on the film clock.
     pub start_ms: Option<u64>,
     /// End on the film clock (exclusive).
     pub end_ms: Option<u64>,
-    /// The block's elements, in order.
-    pub segment: Vec<StoredElement>,
-    /// Keyframes of the shots it overlaps, ≤ 5 marked representative.
-    pub keyframes: Vec<BlockKeyframe>,
+    /// Keyframes of the shots it overlaps, in order.
+    pub keyframes: Vec<BlockKeyframeRow>,
 }
 
-impl StoredBlock {
-    /// The script segment as text, one story element per line (dialogue as
-    /// `SPEAKER: words`), the same text as the JSONL export's `block.text`.
-    pub fn script_text(&self) -> String {
-        let mut out = String::new();
-        for e in &self.segment {
-            if let Some(line) = segment_line(e.kind, &e.text, e.speaker.as_deref()) {
-                out.push_str(&line);
-                out.push('\n');
-            }
-        }
-        out
-    }
-
-    /// The representative keyframes' paths (at most five).
-    pub fn representative_keyframes(&self) -> impl Iterator<Item = &str> {
-        self.keyframes
-            .iter()
-            .filter(|k| k.representative)
-            .map(|k| k.path.as_str())
-    }
-}
-
-/// A film's stored alignment.
+/// A block keyframe's row (`block_keyframes`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct StoredAlignment {
-    /// The alignment as saved.
-    pub alignment: Alignment,
-    /// What it was computed from.
+pub struct BlockKeyframeRow {
+    /// Path of the image.
+    pub path: String,
+    /// One of the block's representatives.
+    pub representative: bool,
+}
+
+/// Everything [`Store::save_alignment_rows`] writes for one film.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlignmentRows {
+    /// The run's summary.
+    pub run: RunRow,
+    /// The input files' fingerprints.
     pub sources: AlignmentSources,
-    /// Cues stored (number, start, end, text).
+    /// Every screenplay element, in order.
+    pub elements: Vec<ElementRow>,
+    /// Every scene, in order.
+    pub scenes: Vec<SceneRow>,
+    /// Every subtitle cue, in order.
+    pub cues: Vec<CueRow>,
+    /// Every shot (empty when no shots were attached).
+    pub shots: Vec<ShotRow>,
+    /// One per dialogue line.
+    pub lines: Vec<LineRow>,
+    /// Blocks in script order.
+    pub blocks: Vec<BlockRow>,
+}
+
+/// What [`Store::alignment_rows`] reads back of a film's alignment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedAlignmentRows {
+    /// The run's summary.
+    pub run: RunRow,
+    /// The input files' fingerprints.
+    pub sources: AlignmentSources,
+    /// Every screenplay element, in order.
+    pub elements: Vec<ElementRow>,
+    /// One per dialogue line, in order.
+    pub lines: Vec<LineRow>,
+    /// Blocks in script order.
+    pub blocks: Vec<BlockRow>,
+    /// Cues stored.
     pub cues: usize,
     /// Shots stored.
     pub shots: usize,
@@ -157,32 +255,6 @@ fn to_i64(x: usize) -> i64 {
 
 fn opt_i64(x: Option<u64>) -> Option<i64> {
     x.map(|v| i64::try_from(v).unwrap_or(i64::MAX))
-}
-
-fn kind_from_str(s: &str) -> rusqlite::Result<ElementKind> {
-    ElementKind::ALL
-        .into_iter()
-        .find(|k| k.as_str() == s)
-        .ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                0,
-                rusqlite::types::Type::Text,
-                format!("unknown element kind `{s}`").into(),
-            )
-        })
-}
-
-fn verdict_from_str(s: &str) -> rusqlite::Result<Verdict> {
-    [Verdict::Aligned, Verdict::Partial, Verdict::Mismatch]
-        .into_iter()
-        .find(|v| v.as_str() == s)
-        .ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                0,
-                rusqlite::types::Type::Text,
-                format!("unknown verdict `{s}`").into(),
-            )
-        })
 }
 
 /// The tables of migration 0002 whose rows hang off a film, children first.
@@ -201,14 +273,20 @@ const FILM_TABLES: [&str; 10] = [
 
 impl Store {
     /// Saves a film's whole alignment in one transaction, replacing the rows
-    /// of its previous alignment; creates the film (slug `film`) if new.
-    pub fn save_alignment(&self, film: &str, rec: &AlignmentRecord) -> Result<FilmId, StoreError> {
-        let id = self.ensure_film(film, rec.play.title_field("title"))?;
+    /// of its previous alignment; creates the film (slug `film`, with `title`)
+    /// if new.
+    pub fn save_alignment_rows(
+        &self,
+        film: &str,
+        title: Option<&str>,
+        rows: &AlignmentRows,
+    ) -> Result<FilmId, StoreError> {
+        let id = self.ensure_film(film, title)?;
         let tx = self
             .conn
             .unchecked_transaction()
             .map_err(|e| self.sql_error(e))?;
-        write_alignment(&tx, id, rec).map_err(|e| self.sql_error(e))?;
+        write_alignment(&tx, id, rows).map_err(|e| self.sql_error(e))?;
         tx.commit().map_err(|e| self.sql_error(e))?;
         Ok(id)
     }
@@ -223,20 +301,25 @@ impl Store {
         tx.commit().map_err(|e| self.sql_error(e))
     }
 
-    /// A film's stored alignment, or `None` when it was never aligned.
-    pub fn load_alignment(&self, film: FilmId) -> Result<Option<StoredAlignment>, StoreError> {
+    /// A film's stored alignment rows, or `None` when it was never aligned.
+    pub fn alignment_rows(&self, film: FilmId) -> Result<Option<SavedAlignmentRows>, StoreError> {
         read_alignment(self, film).map_err(|e| self.sql_error(e))
     }
 
-    /// A film's blocks in script order, each with its script segment and
-    /// keyframes (empty when the film was never aligned).
-    pub fn load_blocks(&self, film: FilmId) -> Result<Vec<StoredBlock>, StoreError> {
+    /// A film's block rows in script order, each with its keyframes (empty
+    /// when the film was never aligned).
+    pub fn block_rows(&self, film: FilmId) -> Result<Vec<BlockRow>, StoreError> {
         read_blocks(self, film).map_err(|e| self.sql_error(e))
     }
 
-    /// A film's stored screenplay elements with their times, in order.
-    pub fn load_elements(&self, film: FilmId) -> Result<Vec<StoredElement>, StoreError> {
-        read_elements(self, film, 0, usize::MAX).map_err(|e| self.sql_error(e))
+    /// A film's element rows with indices in `first..=last`, in order.
+    pub fn element_rows(
+        &self,
+        film: FilmId,
+        first: usize,
+        last: usize,
+    ) -> Result<Vec<ElementRow>, StoreError> {
+        read_elements(self, film, first, last).map_err(|e| self.sql_error(e))
     }
 }
 
@@ -247,11 +330,10 @@ fn delete_rows(tx: &Transaction, film: FilmId) -> rusqlite::Result<()> {
     Ok(())
 }
 
-fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rusqlite::Result<()> {
+fn write_alignment(tx: &Transaction, film: FilmId, rows: &AlignmentRows) -> rusqlite::Result<()> {
     delete_rows(tx, film)?;
-    let a = rec.alignment;
-    let s = &a.summary;
-    let src = rec.sources;
+    let s = &rows.run;
+    let src = &rows.sources;
     tx.execute(
         "INSERT INTO alignment_runs (film_id, dialogue_lines, cues, matched, coverage,
              mean_confidence, anchors, dp_cells, moved_lines, embedder, verdict,
@@ -268,7 +350,7 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
             to_i64(s.dp_cells),
             to_i64(s.moved_lines),
             s.embedder,
-            s.verdict.as_str(),
+            s.verdict,
             src.script.path,
             src.script.sha256,
             src.subtitles.path,
@@ -283,21 +365,20 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
                  line_first, line_last, start_ms, end_ms, interpolated)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?;
-        for (i, e) in rec.play.elements.iter().enumerate() {
-            let t = a.element_times.get(i).copied().flatten();
+        for e in &rows.elements {
             stmt.execute(params![
                 film.0,
-                to_i64(i),
-                e.kind.as_str(),
+                to_i64(e.index),
+                e.kind,
                 e.text,
                 e.scene.map(to_i64),
                 e.speaker,
                 e.extension,
-                to_i64(e.lines.first),
-                to_i64(e.lines.last),
-                opt_i64(t.map(|t| t.start_ms)),
-                opt_i64(t.map(|t| t.end_ms)),
-                t.map(|t| t.interpolated),
+                to_i64(e.lines[0]),
+                to_i64(e.lines[1]),
+                opt_i64(e.start_ms),
+                opt_i64(e.end_ms),
+                e.interpolated,
             ])?;
         }
     }
@@ -306,7 +387,7 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
             "INSERT INTO script_scenes (film_id, idx, heading, location, time_of_day,
                  first_element, last_element) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
-        for sc in &rec.play.scenes {
+        for sc in &rows.scenes {
             stmt.execute(params![
                 film.0,
                 to_i64(sc.index),
@@ -322,7 +403,7 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
         let mut stmt = tx.prepare(
             "INSERT INTO cues (film_id, idx, start_ms, end_ms, text) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        for c in &rec.subtitles.cues {
+        for c in &rows.cues {
             stmt.execute(params![
                 film.0,
                 to_i64(c.index),
@@ -332,7 +413,7 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
             ])?;
         }
     }
-    if let Some(list) = rec.shots {
+    if !rows.shots.is_empty() {
         let mut shot = tx.prepare(
             "INSERT INTO shots (film_id, idx, start_frame, end_frame, start_ms, end_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -340,7 +421,7 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
         let mut key = tx.prepare(
             "INSERT INTO keyframes (film_id, shot, slot, frame, path) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        for sh in &list.shots {
+        for sh in &rows.shots {
             shot.execute(params![
                 film.0,
                 to_i64(sh.index),
@@ -355,7 +436,7 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
                     to_i64(sh.index),
                     to_i64(k.slot),
                     opt_i64(k.frame),
-                    k.path.display().to_string(),
+                    k.path,
                 ])?;
             }
         }
@@ -367,7 +448,7 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
         )?;
         let mut cue =
             tx.prepare("INSERT INTO alignment_cues (film_id, line, cue) VALUES (?1, ?2, ?3)")?;
-        for l in &a.alignments {
+        for l in &rows.lines {
             line.execute(params![
                 film.0,
                 to_i64(l.line),
@@ -391,7 +472,7 @@ fn write_alignment(tx: &Transaction, film: FilmId, rec: &AlignmentRecord) -> rus
             "INSERT INTO block_keyframes (film_id, block, pos, path, representative)
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        for b in &a.blocks {
+        for b in &rows.blocks {
             block.execute(params![
                 film.0,
                 to_i64(b.id),
@@ -431,49 +512,50 @@ fn read_elements(
     film: FilmId,
     first: usize,
     last: usize,
-) -> rusqlite::Result<Vec<StoredElement>> {
+) -> rusqlite::Result<Vec<ElementRow>> {
     let mut stmt = store.conn.prepare_cached(
-        "SELECT idx, kind, text, scene, speaker, line_first, line_last, start_ms, end_ms, interpolated
+        "SELECT idx, kind, text, scene, speaker, line_first, line_last, start_ms, end_ms, interpolated,
+             extension
          FROM script_elements WHERE film_id = ?1 AND idx BETWEEN ?2 AND ?3 ORDER BY idx",
     )?;
     let rows = stmt.query_map(params![film.0, to_i64(first), to_i64(last)], |row| {
-        let kind: String = row.get(1)?;
         let scene: Option<i64> = row.get(3)?;
-        let time = match (get_opt_u64(row, 7)?, get_opt_u64(row, 8)?) {
-            (Some(start_ms), Some(end_ms)) => Some(ElementTime {
-                start_ms,
-                end_ms,
-                interpolated: row.get::<_, Option<bool>>(9)?.unwrap_or(false),
-            }),
+        let start_ms = get_opt_u64(row, 7)?;
+        let end_ms = get_opt_u64(row, 8)?;
+        // The flag means something only beside a time.
+        let interpolated = match (start_ms, end_ms) {
+            (Some(_), Some(_)) => row.get::<_, Option<bool>>(9)?,
             _ => None,
         };
-        Ok(StoredElement {
+        Ok(ElementRow {
             index: get_usize(row, 0)?,
-            kind: kind_from_str(&kind)?,
+            kind: row.get(1)?,
             text: row.get(2)?,
             scene: scene.and_then(|s| usize::try_from(s).ok()),
             speaker: row.get(4)?,
+            extension: row.get(10)?,
             lines: [get_usize(row, 5)?, get_usize(row, 6)?],
-            time,
+            start_ms,
+            end_ms,
+            interpolated,
         })
     })?;
     rows.collect()
 }
 
-fn read_blocks(store: &Store, film: FilmId) -> rusqlite::Result<Vec<StoredBlock>> {
+fn read_blocks(store: &Store, film: FilmId) -> rusqlite::Result<Vec<BlockRow>> {
     let mut stmt = store.conn.prepare_cached(
         "SELECT idx, scene, first_element, last_element, start_ms, end_ms
          FROM blocks WHERE film_id = ?1 ORDER BY idx",
     )?;
     let heads = stmt
         .query_map([film.0], |row| {
-            Ok(StoredBlock {
+            Ok(BlockRow {
                 id: get_usize(row, 0)?,
                 scene: get_usize(row, 1)?,
                 elements: [get_usize(row, 2)?, get_usize(row, 3)?],
                 start_ms: get_opt_u64(row, 4)?,
                 end_ms: get_opt_u64(row, 5)?,
-                segment: Vec::new(),
                 keyframes: Vec::new(),
             })
         })?
@@ -484,10 +566,9 @@ fn read_blocks(store: &Store, film: FilmId) -> rusqlite::Result<Vec<StoredBlock>
     )?;
     let mut blocks = Vec::with_capacity(heads.len());
     for mut b in heads {
-        b.segment = read_elements(store, film, b.elements[0], b.elements[1])?;
         b.keyframes = keys
             .query_map(params![film.0, to_i64(b.id)], |row| {
-                Ok(BlockKeyframe {
+                Ok(BlockKeyframeRow {
                     path: row.get(0)?,
                     representative: row.get(1)?,
                 })
@@ -498,7 +579,7 @@ fn read_blocks(store: &Store, film: FilmId) -> rusqlite::Result<Vec<StoredBlock>
     Ok(blocks)
 }
 
-fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<StoredAlignment>> {
+fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<SavedAlignmentRows>> {
     let run = store
         .conn
         .query_row(
@@ -508,8 +589,7 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<Stored
              FROM alignment_runs WHERE film_id = ?1",
             [film.0],
             |row| {
-                let verdict: String = row.get(9)?;
-                let summary = Summary {
+                let run = RunRow {
                     dialogue_lines: get_usize(row, 0)?,
                     cues: get_usize(row, 1)?,
                     matched: get_usize(row, 2)?,
@@ -519,7 +599,7 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<Stored
                     dp_cells: get_usize(row, 6)?,
                     moved_lines: get_usize(row, 7)?,
                     embedder: row.get(8)?,
-                    verdict: verdict_from_str(&verdict)?,
+                    verdict: row.get(9)?,
                 };
                 let shots = match (row.get::<_, Option<String>>(14)?, row.get(15)?) {
                     (Some(path), Some(sha256)) => Some(InputFile { path, sha256 }),
@@ -536,17 +616,14 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<Stored
                     },
                     shots,
                 };
-                Ok((summary, sources))
+                Ok((run, sources))
             },
         )
         .optional()?;
-    let Some((summary, sources)) = run else {
+    let Some((run, sources)) = run else {
         return Ok(None);
     };
-    let element_times = read_elements(store, film, 0, usize::MAX)?
-        .into_iter()
-        .map(|e| e.time)
-        .collect();
+    let elements = read_elements(store, film, 0, usize::MAX)?;
     let mut cue_stmt = store.conn.prepare_cached(
         "SELECT cue FROM alignment_cues WHERE film_id = ?1 AND line = ?2 ORDER BY cue",
     )?;
@@ -554,9 +631,9 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<Stored
         "SELECT line, element, start_ms, end_ms, confidence, moved
          FROM alignments WHERE film_id = ?1 ORDER BY line",
     )?;
-    let mut alignments = stmt
+    let mut lines = stmt
         .query_map([film.0], |row| {
-            Ok(LineAlignment {
+            Ok(LineRow {
                 line: get_usize(row, 0)?,
                 element: get_usize(row, 1)?,
                 cues: Vec::new(),
@@ -567,22 +644,12 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<Stored
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    for a in &mut alignments {
-        a.cues = cue_stmt
-            .query_map(params![film.0, to_i64(a.line)], |row| get_usize(row, 0))?
+    for l in &mut lines {
+        l.cues = cue_stmt
+            .query_map(params![film.0, to_i64(l.line)], |row| get_usize(row, 0))?
             .collect::<rusqlite::Result<Vec<_>>>()?;
     }
-    let blocks = read_blocks(store, film)?
-        .into_iter()
-        .map(|b| Block {
-            id: b.id,
-            elements: b.elements,
-            scene: b.scene,
-            start_ms: b.start_ms,
-            end_ms: b.end_ms,
-            keyframes: b.keyframes,
-        })
-        .collect();
+    let blocks = read_blocks(store, film)?;
     let count = |table: &str| -> rusqlite::Result<usize> {
         store.conn.query_row(
             &format!("SELECT COUNT(*) FROM {table} WHERE film_id = ?1"),
@@ -590,14 +657,12 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<Stored
             |row| get_usize(row, 0),
         )
     };
-    Ok(Some(StoredAlignment {
-        alignment: Alignment {
-            alignments,
-            element_times,
-            blocks,
-            summary,
-        },
+    Ok(Some(SavedAlignmentRows {
+        run,
         sources,
+        elements,
+        lines,
+        blocks,
         cues: count("cues")?,
         shots: count("shots")?,
     }))
@@ -606,194 +671,149 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<Stored
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::align::{align, attach_shots, AlignOptions};
-    use crate::media::shots::MovieNetPaths;
-    use crate::media::subtitles;
-    use crate::screenplay;
-    use std::path::PathBuf;
 
-    fn root() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    }
-
-    struct Sample {
-        play: Screenplay,
-        subs: Subtitles,
-        shots: ShotList,
-        sources: AlignmentSources,
-    }
-
-    fn sample() -> Sample {
-        let dir = root().join("screenplays/the-second-key");
-        let script = dir.join("script.fountain");
-        let srt = dir.join("subtitles.srt");
-        let shot_txt = root().join("keyframes/the-second-key/shot_txt/the-second-key.txt");
-        Sample {
-            play: screenplay::parse_file(&script, None).unwrap(),
-            subs: subtitles::parse_file(&srt, None).unwrap(),
-            shots: ShotList::load_movienet(&MovieNetPaths::explicit(&shot_txt, None), None)
-                .unwrap(),
-            sources: AlignmentSources {
-                script: InputFile::of_file(&script).unwrap(),
-                subtitles: InputFile::of_file(&srt).unwrap(),
-                shots: Some(InputFile::of_file(&shot_txt).unwrap()),
+    fn rows() -> AlignmentRows {
+        let file = |path: &str| InputFile::of_bytes(Path::new(path), path.as_bytes());
+        AlignmentRows {
+            run: RunRow {
+                dialogue_lines: 1,
+                cues: 1,
+                matched: 1,
+                coverage: 1.0,
+                mean_confidence: 0.75,
+                anchors: 1,
+                dp_cells: 4,
+                moved_lines: 0,
+                embedder: "hashed".into(),
+                verdict: "aligned".into(),
             },
+            sources: AlignmentSources {
+                script: file("script.fountain"),
+                subtitles: file("subtitles.srt"),
+                shots: Some(file("shots.txt")),
+            },
+            elements: vec![
+                ElementRow {
+                    index: 0,
+                    kind: "scene_heading".into(),
+                    text: "INT. ROOM - DAY".into(),
+                    scene: Some(0),
+                    speaker: None,
+                    extension: None,
+                    lines: [1, 1],
+                    start_ms: Some(0),
+                    end_ms: Some(900),
+                    interpolated: Some(true),
+                },
+                ElementRow {
+                    index: 1,
+                    kind: "dialogue".into(),
+                    text: "Hello.".into(),
+                    scene: Some(0),
+                    speaker: Some("ANA".into()),
+                    extension: Some("V.O.".into()),
+                    lines: [3, 4],
+                    start_ms: Some(1_000),
+                    end_ms: Some(2_000),
+                    interpolated: Some(false),
+                },
+                ElementRow {
+                    index: 2,
+                    kind: "note".into(),
+                    text: "later".into(),
+                    scene: None,
+                    speaker: None,
+                    extension: None,
+                    lines: [5, 5],
+                    start_ms: None,
+                    end_ms: None,
+                    interpolated: None,
+                },
+            ],
+            scenes: vec![SceneRow {
+                index: 0,
+                heading: "INT. ROOM - DAY".into(),
+                location: "ROOM".into(),
+                time_of_day: Some("DAY".into()),
+                elements: [0, 2],
+            }],
+            cues: vec![CueRow {
+                index: 1,
+                start_ms: 1_000,
+                end_ms: 2_000,
+                text: "Hello.".into(),
+            }],
+            shots: vec![ShotRow {
+                index: 0,
+                start_frame: 0,
+                end_frame: 47,
+                start_ms: 0,
+                end_ms: 2_000,
+                keyframes: vec![KeyframeRow {
+                    slot: 0,
+                    frame: Some(12),
+                    path: "k/0.jpg".into(),
+                }],
+            }],
+            lines: vec![LineRow {
+                line: 0,
+                element: 1,
+                cues: vec![1],
+                start_ms: Some(1_000),
+                end_ms: Some(2_000),
+                confidence: 0.75,
+                moved: false,
+            }],
+            blocks: vec![BlockRow {
+                id: 0,
+                scene: 0,
+                elements: [0, 2],
+                start_ms: Some(0),
+                end_ms: Some(2_000),
+                keyframes: vec![BlockKeyframeRow {
+                    path: "k/0.jpg".into(),
+                    representative: true,
+                }],
+            }],
         }
     }
 
     #[test]
-    fn an_alignment_round_trips_through_the_store() {
-        let s = sample();
-        let mut a = align(&s.play, &s.subs, &AlignOptions::default());
-        attach_shots(&mut a, &s.shots, 5, 3_000);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("ws.db");
-        let store = Store::open(&path).unwrap();
-        let rec = AlignmentRecord {
-            play: &s.play,
-            subtitles: &s.subs,
-            shots: Some(&s.shots),
-            alignment: &a,
-            sources: &s.sources,
+    fn alignment_rows_round_trip() {
+        let store = Store::open_in_memory().unwrap();
+        let saved = rows();
+        let film = store.save_alignment_rows("f", Some("F"), &saved).unwrap();
+        let back = store.alignment_rows(film).unwrap().unwrap();
+        assert_eq!(back.run, saved.run);
+        assert_eq!(back.sources, saved.sources);
+        assert_eq!(back.elements, saved.elements);
+        assert_eq!(back.lines, saved.lines);
+        assert_eq!(back.blocks, saved.blocks);
+        assert_eq!((back.cues, back.shots), (1, 1));
+        assert_eq!(store.block_rows(film).unwrap(), saved.blocks);
+        assert_eq!(
+            store.element_rows(film, 1, 1).unwrap(),
+            saved.elements[1..2]
+        );
+        // Saving again replaces the rows; deleting leaves the film without any.
+        let fewer = AlignmentRows {
+            shots: Vec::new(),
+            ..saved.clone()
         };
-        let film = store.save_alignment("the-second-key", &rec).unwrap();
-        drop(store);
-        // A fresh connection reads back exactly what was saved.
-        let store = Store::open(&path).unwrap();
-        let back = store.load_alignment(film).unwrap().unwrap();
-        assert_eq!(back.alignment, a);
-        assert_eq!(back.sources, s.sources);
-        assert_eq!(back.cues, s.subs.cues.len());
-        assert_eq!(back.shots, s.shots.shots.len());
-        assert!(back.sources.script.sha256.starts_with("sha256:"));
-        assert_eq!(back.sources.script.sha256.len(), 7 + 64);
+        assert_eq!(store.save_alignment_rows("f", None, &fewer).unwrap(), film);
+        assert_eq!(store.alignment_rows(film).unwrap().unwrap().shots, 0);
+        store.delete_alignment(film).unwrap();
+        assert_eq!(store.alignment_rows(film).unwrap(), None);
+        assert!(store.block_rows(film).unwrap().is_empty());
         assert_eq!(store.integrity_check().unwrap(), vec!["ok".to_string()]);
     }
 
     #[test]
-    fn blocks_come_back_with_their_script_segment_and_keyframes() {
-        let s = sample();
-        let mut a = align(&s.play, &s.subs, &AlignOptions::default());
-        attach_shots(&mut a, &s.shots, 5, 3_000);
-        let store = Store::open_in_memory().unwrap();
-        let rec = AlignmentRecord {
-            play: &s.play,
-            subtitles: &s.subs,
-            shots: Some(&s.shots),
-            alignment: &a,
-            sources: &s.sources,
-        };
-        let film = store.save_alignment("the-second-key", &rec).unwrap();
-        let blocks = store.load_blocks(film).unwrap();
-        assert_eq!(blocks.len(), a.blocks.len());
-        for (got, want) in blocks.iter().zip(&a.blocks) {
-            assert_eq!(got.id, want.id);
-            assert_eq!(got.elements, want.elements);
-            assert_eq!((got.start_ms, got.end_ms), (want.start_ms, want.end_ms));
-            assert_eq!(got.keyframes, want.keyframes);
-            assert!(got.representative_keyframes().count() <= 5);
-            let indices: Vec<usize> = got.segment.iter().map(|e| e.index).collect();
-            let want_indices: Vec<usize> = (want.elements[0]..=want.elements[1]).collect();
-            assert_eq!(indices, want_indices);
-            for e in &got.segment {
-                let src = &s.play.elements[e.index];
-                assert_eq!(
-                    (e.kind, &e.text, &e.speaker),
-                    (src.kind, &src.text, &src.speaker)
-                );
-                assert_eq!(e.time, a.element_times[e.index]);
-            }
-            assert_eq!(
-                got.script_text(),
-                crate::align::export::segment_text(&s.play, want.elements[0], want.elements[1])
-            );
-        }
-        // The sample's first block opens with its scene heading and carries dialogue.
-        let first = blocks.iter().find(|b| b.start_ms.is_some()).unwrap();
-        assert!(
-            first.script_text().contains(": "),
-            "{}",
-            first.script_text()
-        );
-        assert!(first.representative_keyframes().count() >= 1);
-    }
-
-    #[test]
-    fn saving_again_replaces_the_previous_rows() {
-        let s = sample();
-        let store = Store::open_in_memory().unwrap();
-        let with = {
-            let mut a = align(&s.play, &s.subs, &AlignOptions::default());
-            attach_shots(&mut a, &s.shots, 5, 3_000);
-            a
-        };
-        let without = align(
-            &s.play,
-            &s.subs,
-            &AlignOptions {
-                block_max_ms: 20_000,
-                ..AlignOptions::default()
-            },
-        );
-        let mut sources = s.sources.clone();
-        let film = store
-            .save_alignment(
-                "f",
-                &AlignmentRecord {
-                    play: &s.play,
-                    subtitles: &s.subs,
-                    shots: Some(&s.shots),
-                    alignment: &with,
-                    sources: &sources,
-                },
-            )
-            .unwrap();
-        sources.shots = None;
-        let again = store
-            .save_alignment(
-                "f",
-                &AlignmentRecord {
-                    play: &s.play,
-                    subtitles: &s.subs,
-                    shots: None,
-                    alignment: &without,
-                    sources: &sources,
-                },
-            )
-            .unwrap();
-        assert_eq!(film, again);
-        let back = store.load_alignment(film).unwrap().unwrap();
-        assert_eq!(back.alignment, without);
-        assert_eq!(back.shots, 0);
-        assert_eq!(back.sources.shots, None);
-        // Another film's rows are untouched by a save or a delete.
-        let other = store
-            .save_alignment(
-                "g",
-                &AlignmentRecord {
-                    play: &s.play,
-                    subtitles: &s.subs,
-                    shots: None,
-                    alignment: &without,
-                    sources: &sources,
-                },
-            )
-            .unwrap();
-        store.delete_alignment(film).unwrap();
-        assert_eq!(store.load_alignment(film).unwrap(), None);
-        assert!(store.load_blocks(film).unwrap().is_empty());
-        assert_eq!(
-            store.load_alignment(other).unwrap().unwrap().alignment,
-            without
-        );
-    }
-
-    #[test]
-    fn a_film_never_aligned_has_nothing() {
+    fn a_film_never_aligned_has_no_rows() {
         let store = Store::open_in_memory().unwrap();
         let film = store.ensure_film("x", None).unwrap();
-        assert_eq!(store.load_alignment(film).unwrap(), None);
-        assert!(store.load_blocks(film).unwrap().is_empty());
-        assert!(store.load_elements(film).unwrap().is_empty());
+        assert_eq!(store.alignment_rows(film).unwrap(), None);
+        assert!(store.block_rows(film).unwrap().is_empty());
+        assert!(store.element_rows(film, 0, usize::MAX).unwrap().is_empty());
     }
 }

@@ -1,11 +1,13 @@
 //! Graph builds: candidates, votes, merges and per-block progress.
+//!
+//! The rows are plain values (a candidate's item is its JSON text); the graph
+//! stage turns its schema types into them and back (`graph::store`).
 
 use std::collections::BTreeMap;
 
 use rusqlite::{params, OptionalExtension};
 
 use super::{FilmId, Store, StoreError};
-use crate::graph::schema::{Candidate, Item, Merge, Role, Status, Vote};
 
 /// A graph build's row id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -28,24 +30,53 @@ pub struct BlockProgress {
     pub elapsed_us: u64,
 }
 
-fn role_str(role: Role) -> &'static str {
-    match role {
-        Role::Auditor => "auditor",
-        Role::Adjudicator => "adjudicator",
-        Role::Human => "human",
-    }
+/// A candidate's row (`graph_candidates`) with its votes (`graph_votes`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateRow {
+    /// The candidate id.
+    pub id: String,
+    /// The block that proposed it.
+    pub block: usize,
+    /// The item's kind label.
+    pub kind: String,
+    /// Its status's name.
+    pub status: String,
+    /// The generator's reason.
+    pub reason: String,
+    /// The item as JSON.
+    pub item: String,
+    /// Every vote, in order.
+    pub votes: Vec<VoteRow>,
 }
 
-fn role_parse(s: &str) -> Role {
-    match s {
-        "adjudicator" => Role::Adjudicator,
-        "human" => Role::Human,
-        _ => Role::Auditor,
-    }
+/// A vote's row (`graph_votes`, without its candidate and position).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VoteRow {
+    /// The judge's name.
+    pub judge: String,
+    /// The judge's role's name.
+    pub role: String,
+    /// Accept (true) or reject.
+    pub accept: bool,
+    /// Why.
+    pub rationale: String,
 }
 
-fn json_err(e: serde_json::Error) -> rusqlite::Error {
-    rusqlite::Error::ToSqlConversionFailure(Box::new(e))
+/// A merge's row (`graph_merges`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeRow {
+    /// The block whose candidate was merged.
+    pub block: usize,
+    /// The name the generator proposed.
+    pub name: String,
+    /// The id the generator proposed.
+    pub proposed: String,
+    /// The existing node it was merged into.
+    pub into: String,
+    /// Which tier matched.
+    pub tier: String,
+    /// The tier's similarity.
+    pub score: f64,
 }
 
 impl Store {
@@ -104,12 +135,12 @@ impl Store {
 
     /// Commits one finished block: its candidates with their votes, its merges
     /// and its progress row, in one transaction.
-    pub fn graph_commit_block(
+    pub fn graph_commit_block_rows(
         &self,
         build: GraphBuildId,
         progress: &BlockProgress,
-        candidates: &[Candidate],
-        merges: &[Merge],
+        candidates: &[CandidateRow],
+        merges: &[MergeRow],
     ) -> Result<(), StoreError> {
         let run = || -> rusqlite::Result<()> {
             let tx = self.conn.unchecked_transaction()?;
@@ -123,15 +154,14 @@ impl Store {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )?;
                 for c in candidates {
-                    let item = serde_json::to_string(&c.item).map_err(json_err)?;
                     cand.execute(params![
                         build.0,
                         c.id,
                         c.block as i64,
-                        c.item.kind_label(),
-                        c.status.as_str(),
+                        c.kind,
+                        c.status,
                         c.reason,
-                        item
+                        c.item
                     ])?;
                     for (seq, v) in c.votes.iter().enumerate() {
                         vote.execute(params![
@@ -139,7 +169,7 @@ impl Store {
                             c.id,
                             seq as i64,
                             v.judge,
-                            role_str(v.role),
+                            v.role,
                             v.accept,
                             v.rationale
                         ])?;
@@ -179,10 +209,13 @@ impl Store {
         run().map_err(|e| self.sql_error(e))
     }
 
-    /// Every candidate of a build with its votes, by block then id.
-    pub fn graph_candidates(&self, build: GraphBuildId) -> Result<Vec<Candidate>, StoreError> {
-        let run = || -> rusqlite::Result<Vec<Candidate>> {
-            let mut votes: BTreeMap<String, Vec<Vote>> = BTreeMap::new();
+    /// Every candidate row of a build with its votes, by block then id.
+    pub fn graph_candidate_rows(
+        &self,
+        build: GraphBuildId,
+    ) -> Result<Vec<CandidateRow>, StoreError> {
+        let run = || -> rusqlite::Result<Vec<CandidateRow>> {
+            let mut votes: BTreeMap<String, Vec<VoteRow>> = BTreeMap::new();
             let mut stmt = self.conn.prepare(
                 "SELECT candidate, judge, role, accept, rationale FROM graph_votes
                  WHERE build_id = ?1 ORDER BY candidate, seq",
@@ -190,9 +223,9 @@ impl Store {
             let rows = stmt.query_map([build.0], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
-                    Vote {
+                    VoteRow {
                         judge: r.get(1)?,
-                        role: role_parse(&r.get::<_, String>(2)?),
+                        role: r.get(2)?,
                         accept: r.get(3)?,
                         rationale: r.get(4)?,
                     },
@@ -203,27 +236,18 @@ impl Store {
                 votes.entry(c).or_default().push(v);
             }
             let mut stmt = self.conn.prepare(
-                "SELECT id, block, status, reason, item FROM graph_candidates
+                "SELECT id, block, status, reason, item, kind FROM graph_candidates
                  WHERE build_id = ?1 ORDER BY block, id",
             )?;
             let rows = stmt.query_map([build.0], |r| {
-                let id: String = r.get(0)?;
-                let item: String = r.get(4)?;
-                let item: Item = serde_json::from_str(&item).map_err(|e| {
-                    rusqlite::Error::FromSqlConversionFailure(
-                        4,
-                        rusqlite::types::Type::Text,
-                        Box::new(e),
-                    )
-                })?;
-                let status: String = r.get(2)?;
-                Ok(Candidate {
+                Ok(CandidateRow {
+                    id: r.get(0)?,
                     block: r.get::<_, i64>(1)? as usize,
-                    item,
+                    kind: r.get(5)?,
+                    status: r.get(2)?,
                     reason: r.get(3)?,
-                    status: Status::parse(&status).unwrap_or(Status::Candidate),
+                    item: r.get(4)?,
                     votes: Vec::new(),
-                    id,
                 })
             })?;
             let mut out = Vec::new();
@@ -237,15 +261,15 @@ impl Store {
         run().map_err(|e| self.sql_error(e))
     }
 
-    /// Every merge of a build, by block.
-    pub fn graph_merges(&self, build: GraphBuildId) -> Result<Vec<Merge>, StoreError> {
-        let run = || -> rusqlite::Result<Vec<Merge>> {
+    /// Every merge row of a build, by block.
+    pub fn graph_merge_rows(&self, build: GraphBuildId) -> Result<Vec<MergeRow>, StoreError> {
+        let run = || -> rusqlite::Result<Vec<MergeRow>> {
             let mut stmt = self.conn.prepare(
                 "SELECT block, name, proposed, into_id, tier, score FROM graph_merges
                  WHERE build_id = ?1 ORDER BY block, proposed",
             )?;
             let rows = stmt.query_map([build.0], |r| {
-                Ok(Merge {
+                Ok(MergeRow {
                     block: r.get::<_, i64>(0)? as usize,
                     name: r.get(1)?,
                     proposed: r.get(2)?,
@@ -259,18 +283,15 @@ impl Store {
         run().map_err(|e| self.sql_error(e))
     }
 
-    /// Records a person's decision on an escalated candidate and settles it.
-    pub fn graph_review(
+    /// Records a person's vote on a candidate and sets its status (by name),
+    /// in one transaction.
+    pub fn graph_review_row(
         &self,
         build: GraphBuildId,
         candidate: &str,
-        vote: &Vote,
-    ) -> Result<Status, StoreError> {
-        let status = if vote.accept {
-            Status::Accepted
-        } else {
-            Status::Rejected
-        };
+        vote: &VoteRow,
+        status: &str,
+    ) -> Result<(), StoreError> {
         let run = || -> rusqlite::Result<()> {
             let tx = self.conn.unchecked_transaction()?;
             let seq: i64 = tx.query_row(
@@ -286,58 +307,48 @@ impl Store {
                     candidate,
                     seq,
                     vote.judge,
-                    role_str(vote.role),
+                    vote.role,
                     vote.accept,
                     vote.rationale
                 ],
             )?;
             tx.execute(
                 "UPDATE graph_candidates SET status = ?3 WHERE build_id = ?1 AND id = ?2",
-                params![build.0, candidate, status.as_str()],
+                params![build.0, candidate, status],
             )?;
             tx.commit()
         };
-        run().map_err(|e| self.sql_error(e))?;
-        Ok(status)
+        run().map_err(|e| self.sql_error(e))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::schema::{Evidence, Item, Node, NodeKind};
 
-    fn cand(id: &str, status: Status, votes: Vec<Vote>) -> Candidate {
-        let mut n = Node::new(id, NodeKind::Object, "Key");
-        n.evidence = vec![Evidence {
+    fn cand(id: &str, status: &str, votes: Vec<VoteRow>) -> CandidateRow {
+        CandidateRow {
+            id: format!("{id}@b000"),
             block: 0,
-            element: 3,
-            start: 0,
-            end: 3,
-            quote: "KEY".into(),
-            keyframes: vec![],
-        }];
-        Candidate {
-            id: Candidate::make_id(id, 0),
-            block: 0,
-            item: Item::Node(n),
+            kind: "node:object".into(),
+            status: status.into(),
             reason: "prop".into(),
-            status,
+            item: format!("{{\"id\":\"{id}\"}}"),
             votes,
         }
     }
 
-    fn vote(judge: &str, accept: bool) -> Vote {
-        Vote {
+    fn vote(judge: &str, accept: bool) -> VoteRow {
+        VoteRow {
             judge: judge.into(),
-            role: Role::Auditor,
+            role: "auditor".into(),
             accept,
             rationale: format!("{judge} {accept}"),
         }
     }
 
     #[test]
-    fn a_block_round_trips_with_votes_merges_and_review() {
+    fn a_block_of_rows_round_trips_with_votes_merges_and_review() {
         let store = Store::open_in_memory().unwrap();
         let film = store.ensure_film("f", None).unwrap();
         let build = store.graph_build(film, "{\"s\":1}").unwrap();
@@ -346,16 +357,16 @@ mod tests {
         let cands = vec![
             cand(
                 "object:key",
-                Status::Accepted,
+                "accepted",
                 vec![vote("a", true), vote("b", true)],
             ),
             cand(
                 "object:safe",
-                Status::Escalated,
+                "escalated",
                 vec![vote("a", true), vote("b", false)],
             ),
         ];
-        let merge = Merge {
+        let merge = MergeRow {
             block: 0,
             name: "key".into(),
             proposed: "object:key-2".into(),
@@ -370,25 +381,26 @@ mod tests {
             ..BlockProgress::default()
         };
         store
-            .graph_commit_block(build, &progress, &cands, std::slice::from_ref(&merge))
+            .graph_commit_block_rows(build, &progress, &cands, std::slice::from_ref(&merge))
             .unwrap();
-        assert_eq!(store.graph_candidates(build).unwrap(), cands);
-        assert_eq!(store.graph_merges(build).unwrap(), vec![merge]);
+        assert_eq!(store.graph_candidate_rows(build).unwrap(), cands);
+        assert_eq!(store.graph_merge_rows(build).unwrap(), vec![merge]);
         assert_eq!(store.graph_progress(build).unwrap(), vec![progress]);
         // The same block cannot be committed twice.
         assert!(store
-            .graph_commit_block(build, &progress, &[], &[])
+            .graph_commit_block_rows(build, &progress, &[], &[])
             .is_err());
-        let human = Vote {
+        let human = VoteRow {
             judge: "human".into(),
-            role: Role::Human,
+            role: "human".into(),
             accept: false,
             rationale: "no".into(),
         };
-        let status = store.graph_review(build, &cands[1].id, &human).unwrap();
-        assert_eq!(status, Status::Rejected);
-        let after = store.graph_candidates(build).unwrap();
-        assert_eq!(after[1].status, Status::Rejected);
+        store
+            .graph_review_row(build, &cands[1].id, &human, "rejected")
+            .unwrap();
+        let after = store.graph_candidate_rows(build).unwrap();
+        assert_eq!(after[1].status, "rejected");
         assert_eq!(after[1].votes.last(), Some(&human));
         assert_eq!(
             store.graph_latest_build(film).unwrap().map(|b| b.1),

@@ -5,6 +5,12 @@
 //! reads and writes per pipeline stage in sibling files (one file per stage, so
 //! stages do not share tables by accident).
 //!
+//! The store sits below the stages and knows none of their types: it reads and
+//! writes its own rows (plain strings and numbers, or a stage's serde form as
+//! JSON text), and each stage turns its types into rows and back in its own
+//! `store` module (`align::store`, `graph::store`), an extension
+//! trait on [`Store`].
+//!
 //! Every write that records work a stage paid for (a model response, an
 //! alignment) is committed before the caller moves on, so a killed process loses
 //! at most the item it was working on.
@@ -27,11 +33,12 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 pub use align::{
-    AlignmentRecord, AlignmentSources, InputFile, StoredAlignment, StoredBlock, StoredElement,
+    AlignmentRows, AlignmentSources, BlockKeyframeRow, BlockRow, CueRow, ElementRow, InputFile,
+    KeyframeRow, LineRow, RunRow, SavedAlignmentRows, SceneRow, ShotRow,
 };
 pub use eval::{EvalAnswer, EvalRun};
 pub use films::FilmId;
-pub use graph::{BlockProgress, GraphBuildId};
+pub use graph::{BlockProgress, CandidateRow, GraphBuildId, MergeRow, VoteRow};
 pub use health::{inspect, StoreHealth};
 pub use llm::{CacheEntry, CachedResponse, CallRecord, RoleTotals, RunId};
 pub use merge::{Conflict, MergeCounts, MergeError, SourceMerge};
@@ -163,6 +170,30 @@ impl Store {
             .map_err(|source| self.sql_error(source))?;
         rows.collect::<Result<Vec<_>, _>>()
             .map_err(|source| self.sql_error(source))
+    }
+
+    /// A stored text value its reader does not accept (an unknown name, JSON
+    /// that does not parse) in column `column` of a row, reported as SQLite
+    /// reports a failed conversion from SQL.
+    pub fn invalid_value(
+        &self,
+        column: usize,
+        cause: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> StoreError {
+        self.sql_error(rusqlite::Error::FromSqlConversionFailure(
+            column,
+            rusqlite::types::Type::Text,
+            cause.into(),
+        ))
+    }
+
+    /// A value that could not be turned into a row's column (a failed
+    /// serialization), reported as SQLite reports a failed conversion to SQL.
+    pub fn unwritable_value(
+        &self,
+        cause: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> StoreError {
+        self.sql_error(rusqlite::Error::ToSqlConversionFailure(cause.into()))
     }
 
     /// Wraps a SQLite error with this store's path.

@@ -163,7 +163,7 @@ mod tests {
         let film = store.ensure_film("f", None).unwrap();
         let build = store.graph_build(film, "{\"k\":1}").unwrap();
         store
-            .graph_commit_block(build, &crate::store::BlockProgress::default(), &[], &[])
+            .graph_commit_block_rows(build, &crate::store::BlockProgress::default(), &[], &[])
             .unwrap();
         assert_eq!(store.graph_progress(build).unwrap().len(), 1);
         assert!(store.graph_discard_build(film, "{\"k\":1}").unwrap());

@@ -6,12 +6,13 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::align::store::{AlignmentRecord, AlignmentStore};
 use crate::align::{align_with, attach_shots, AlignOptions, Alignment, Block};
 use crate::embed::{Embedder, HashedNgramEmbedder};
 use crate::media::shots::ShotList;
 use crate::media::subtitles::{self, Subtitles};
 use crate::screenplay::{self, Screenplay};
-use crate::store::{AlignmentRecord, AlignmentSources, InputFile, Store};
+use crate::store::{AlignmentSources, InputFile, Store};
 
 use super::film::{fingerprint, load_shots, FilmFolder};
 use super::{Context, Result};

@@ -7,6 +7,7 @@ use crate::graph::analysis::analyse;
 use crate::graph::build::{build, BuildOptions, BuildReport, FilmInput, Roles, Settings};
 use crate::graph::export::to_json;
 use crate::graph::stats::{stats, Stats};
+use crate::graph::store::GraphStore;
 use crate::graph::Graph;
 use crate::store::{GraphBuildId, Store};
 

@@ -6,6 +6,7 @@ use crate::common;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use moviegraph::align::store::AlignmentStore;
 use moviegraph::store::Store;
 
 const SCRIPT: &str = "screenplays/the-second-key/script.fountain";

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use moviegraph::align::store::AlignmentStore;
 use moviegraph::align::{align, AlignOptions, Block};
 use moviegraph::graph::analysis::analyse;
 use moviegraph::graph::audit::{GroundingAuditor, RulesAdjudicator, SchemaTimeAuditor};
@@ -11,6 +12,7 @@ use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles};
 use moviegraph::graph::export::to_json;
 use moviegraph::graph::generate::RulesGenerator;
 use moviegraph::graph::stats::stats;
+use moviegraph::graph::store::GraphStore;
 use moviegraph::graph::{Attitude, EdgeKind, Graph, NodeKind};
 use moviegraph::media::subtitles;
 use moviegraph::screenplay::{self, Screenplay};

@@ -14,6 +14,7 @@ use moviegraph::align::Block;
 use moviegraph::graph::build::{build, BuildOptions, FilmInput, Roles};
 use moviegraph::graph::model::{ModelAdjudicator, ModelAuditor, ModelGenerator};
 use moviegraph::graph::stats::stats;
+use moviegraph::graph::store::GraphStore;
 use moviegraph::graph::{Item, Role, Status};
 use moviegraph::llm::{BlockingModel, LlmOptions, ModelConfig};
 use moviegraph::screenplay::{self, Format, Screenplay};

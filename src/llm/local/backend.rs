@@ -345,7 +345,7 @@ pub fn resolve_configured_with(
             tried.push(dir.join(path));
         }
         tried.push(path.to_path_buf());
-        if let Some(root) = crate::embed::model_dir::models_root_with(&var) {
+        if let Some(root) = crate::llm::model_dir::models_root_with(&var) {
             tried.push(root.join(path));
         }
     }

@@ -19,12 +19,14 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::align::store::AlignmentStore;
 use crate::align::AlignOptions;
 use crate::eval::metrics::{BootstrapSettings, RunMetrics};
 use crate::eval::protocol::{run_stored_with, Display, RunEvent, RunOptions};
 use crate::eval::score::NO_JUDGE_LABEL;
 use crate::eval::subject::{Judge, BASELINES};
 use crate::graph::build::{BuildOptions, FilmInput};
+use crate::graph::store::GraphStore;
 use crate::llm::{BlockingModel, Role};
 use crate::screenplay::compare::compare;
 use crate::screenplay::summary::summary;
