@@ -2,7 +2,9 @@
 //! social-causal graph, question trees, and a two-phase Theory-of-Mind evaluation.
 //!
 //! The library is organised as the pipeline in `DESIGN.md` §1; see
-//! `ARCHITECTURE.md` for the map. Modules only depend on earlier stages.
+//! `ARCHITECTURE.md` for the map. The layers (infrastructure, stages in pipeline
+//! order, the application `workspace`, the front ends) are checked by a test:
+//! a module uses only modules below it.
 
 #![warn(missing_docs)]
 

@@ -1,6 +1,6 @@
 //! The JSONL export of an alignment (`moviegraph align --jsonl`), and the
 //! plain-text rendering of a block's script segment that the export and the
-//! store's `load_blocks` share.
+//! alignment tables' `load_blocks` (`align::store::AlignmentStore`) share.
 //!
 //! One JSON object per line, each with a `type`:
 //! - `summary` (first line): film, verdict, coverage, mean confidence, counts, embedder;

@@ -110,6 +110,8 @@ pub struct ReviewArgs {
     /// The reason recorded with --accept/--reject.
     #[arg(long, default_value = "")]
     note: String,
+    #[command(flatten)]
+    wait: super::WaitArgs,
 }
 
 /// Arguments of `graph export`.
@@ -321,7 +323,9 @@ fn show(c: &Candidate) -> String {
 
 fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
     let slug = film::slug(&a.film.film_dir);
-    let store = open_store(a.film.store.as_deref())?;
+    let store_path = store::resolve_path(a.film.store.as_deref());
+    let _lock = WriterLock::acquire(&store_path, "moviegraph graph review", a.wait.mode())?;
+    let store = Store::open(&store_path)?;
     let (build, _) = latest_build(&store, &slug)?;
     let pending: Vec<Candidate> = store
         .graph_candidates(build)?

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use moviegraph::store::{MergeError, Store};
+use moviegraph::workspace::lock::WriterLock;
 
 use super::{emit, Outcome};
 
@@ -23,10 +24,13 @@ pub struct MergeArgs {
     /// The stores to merge in (opened read-only).
     #[arg(required = true, value_name = "STORE")]
     stores: Vec<PathBuf>,
+    #[command(flatten)]
+    wait: super::WaitArgs,
 }
 
 /// Runs `moviegraph merge`.
 pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
+    let _lock = WriterLock::acquire(&args.into, "moviegraph merge", args.wait.mode())?;
     let mut out = Store::open(&args.into)?;
     let report = match out.merge_from(&args.stores) {
         Ok(report) => report,
