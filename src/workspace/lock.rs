@@ -104,17 +104,20 @@ impl Drop for WriterLock {
     }
 }
 
-/// Who holds the lock, as its holder wrote it.
+/// Who holds the lock, as its holder wrote it. A holder writes its line just
+/// after it takes the lock, so an empty file is read again for a moment.
 fn holder(file: &mut File) -> String {
-    let mut text = String::new();
-    let _ = file.seek(SeekFrom::Start(0));
-    let _ = file.read_to_string(&mut text);
-    let text = text.trim();
-    if text.is_empty() {
-        "another process".to_owned()
-    } else {
-        text.to_owned()
+    for _ in 0..20 {
+        let mut text = String::new();
+        let _ = file.seek(SeekFrom::Start(0));
+        let _ = file.read_to_string(&mut text);
+        let text = text.trim();
+        if !text.is_empty() {
+            return text.to_owned();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
+    "another process".to_owned()
 }
 
 #[cfg(test)]
