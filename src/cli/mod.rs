@@ -11,6 +11,7 @@ mod models;
 mod parse;
 mod run;
 mod trees;
+mod trees_audit;
 mod walk;
 
 use std::io::Write;

@@ -43,6 +43,14 @@ pub enum TreesCommand {
     /// Validate a tree file written by hand or another tool and store it as
     /// trees/<film>.jsonl (refused, exit 1, if any tree is invalid).
     Import(ImportArgs),
+    /// Measure whether answering takes understanding: shortcut readers that
+    /// never read for meaning (options only, no context, surface features of
+    /// the excerpt, a learned surface-feature model cross-validated by tree)
+    /// against chance, answer balance, give-aways, duplicates, follow-ups
+    /// re-asking their parent, and coverage of the film. Exit 1 when a
+    /// threshold is broken. A score on these trees is only worth its distance
+    /// above the strongest shortcut.
+    Audit(super::trees_audit::AuditArgs),
 }
 
 /// Arguments of `trees generate`.
@@ -119,6 +127,7 @@ pub fn trees(cmd: TreesCommand) -> anyhow::Result<Outcome> {
         TreesCommand::Validate(a) => validate_cmd(a),
         TreesCommand::Stats(a) => stats_cmd(a),
         TreesCommand::Import(a) => import_cmd(a),
+        TreesCommand::Audit(a) => super::trees_audit::audit_cmd(a),
     }
 }
 

@@ -7,6 +7,7 @@
 //! the parser of its output; the transport lives in the model layer).
 //! [`stats`] tabulates a tree set; [`synth`] makes graphs for the benchmark.
 
+pub mod audit;
 pub mod facts;
 pub mod generate;
 pub mod jsonl;

@@ -127,7 +127,7 @@ pub fn same_inputs(a: &AlignmentSources, b: &AlignmentSources) -> bool {
 pub enum BlocksSource {
     /// The store held an alignment of exactly these input files.
     Stored,
-    /// Aligned now (and saved), for the reason given.
+    /// Aligned now (saved unless read-only), for the reason given.
     Aligned(&'static str),
 }
 
@@ -136,7 +136,7 @@ impl BlocksSource {
     pub fn describe(self) -> String {
         match self {
             BlocksSource::Stored => "blocks: the stored alignment (inputs unchanged)".to_owned(),
-            BlocksSource::Aligned(why) => format!("blocks: aligned now and saved ({why})"),
+            BlocksSource::Aligned(why) => format!("blocks: aligned now ({why})"),
         }
     }
 }
@@ -147,6 +147,26 @@ impl BlocksSource {
 /// overrides the shots found in the folder.
 pub fn film_blocks(
     store: &Store,
+    film: &FilmFolder,
+    keyframes: Option<&Path>,
+) -> Result<(Screenplay, Vec<Block>, BlocksSource)> {
+    blocks_of(Some(store), true, film, keyframes)
+}
+
+/// The blocks of a film without writing anything: the stored alignment when
+/// `store` holds a current one, else a fresh alignment kept in memory (for
+/// readers such as `trees audit`).
+pub fn film_blocks_read_only(
+    store: Option<&Store>,
+    film: &FilmFolder,
+    keyframes: Option<&Path>,
+) -> Result<(Screenplay, Vec<Block>, BlocksSource)> {
+    blocks_of(store, false, film, keyframes)
+}
+
+fn blocks_of(
+    store: Option<&Store>,
+    save: bool,
     film: &FilmFolder,
     keyframes: Option<&Path>,
 ) -> Result<(Screenplay, Vec<Block>, BlocksSource)> {
@@ -165,8 +185,11 @@ pub fn film_blocks(
         subtitles: fingerprint(subs_path)?,
         shots: shots.as_ref().map(|(_, f)| f.clone()),
     };
-    let stored = match store.film_id(&film.slug)? {
-        Some(id) => store.load_alignment(id)?,
+    let stored = match store {
+        Some(store) => match store.film_id(&film.slug)? {
+            Some(id) => store.load_alignment(id)?,
+            None => None,
+        },
         None => None,
     };
     let why = match &stored {
@@ -189,7 +212,7 @@ pub fn film_blocks(
         inputs,
         &AlignOptions::default(),
         &HashedNgramEmbedder,
-        Some((store, &film.slug)),
+        store.filter(|_| save).map(|s| (s, film.slug.as_str())),
     )?;
     Ok((
         aligned.inputs.play,

@@ -20,6 +20,7 @@
 mod error;
 
 pub mod align;
+pub mod audit;
 pub mod cast;
 pub mod doctor;
 pub mod embedder;

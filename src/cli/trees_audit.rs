@@ -1,0 +1,137 @@
+//! `moviegraph trees audit`: the validity report of tree files (ours or
+//! anyone's): shortcut readers against chance, balance, give-aways,
+//! redundancy and coverage. Exit 1 when a threshold is broken.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+use moviegraph::trees::audit::{Audit, FilmLayout, Thresholds};
+use moviegraph::trees::jsonl::read_trees;
+use moviegraph::workspace::audit::{audit_trees, folder_layout};
+
+use super::{emit, Outcome};
+
+/// When a tree set fails the audit (each flag sets one threshold).
+#[derive(Debug, Clone, Args)]
+pub struct ThresholdArgs {
+    /// Most any shortcut reader may score above chance (accuracy − chance).
+    #[arg(long, default_value_t = 0.05)]
+    pub max_excess: f64,
+    /// Most duplicate or near-duplicate questions within a film.
+    #[arg(long, default_value_t = 0)]
+    pub max_duplicates: usize,
+    /// Most follow-ups that re-ask their parent's link.
+    #[arg(long, default_value_t = 0)]
+    pub max_reasks: usize,
+    /// Most give-aways (a question holding its answer, a narration line stating it).
+    #[arg(long, default_value_t = 0)]
+    pub max_giveaways: usize,
+    /// Largest share of multiple-choice questions with the same number of correct options.
+    #[arg(long, default_value_t = 0.5)]
+    pub max_count_share: f64,
+    /// Least share of the film's scenes the anchors must span (with a film).
+    #[arg(long, default_value_t = 0.9)]
+    pub min_scene_span: f64,
+    /// Most questions about blocks the film does not contain (with a film).
+    #[arg(long, default_value_t = 0)]
+    pub max_outside_film: usize,
+}
+
+impl ThresholdArgs {
+    /// The thresholds these flags set.
+    pub fn thresholds(&self) -> Thresholds {
+        Thresholds {
+            max_excess: self.max_excess,
+            max_duplicates: self.max_duplicates,
+            max_reasks: self.max_reasks,
+            max_giveaways: self.max_giveaways,
+            max_count_share: self.max_count_share,
+            min_scene_span: self.min_scene_span,
+            max_outside_film: self.max_outside_film,
+        }
+    }
+}
+
+/// Arguments of `trees audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// trees/<film>.jsonl files; each is audited on its own.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The film folder, for coverage (scenes spanned, questions about blocks
+    /// the film does not contain). Default: screenplays/<film> when it exists;
+    /// without a film, coverage is not measured. Only with one file.
+    #[arg(long)]
+    film: Option<PathBuf>,
+    /// The workspace database whose alignment gives the film's blocks (only
+    /// read; default: $MOVIEGRAPH_STORE or moviegraph.db; a fresh offline
+    /// alignment is made in memory when it holds none).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// The trees are script-only (`--text-only`): questions about blocks the
+    /// film does not contain are allowed.
+    #[arg(long)]
+    text_only: bool,
+    /// Print JSON (an array, one object per file) instead of tables.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    thresholds: ThresholdArgs,
+}
+
+/// Runs `moviegraph trees audit`.
+pub fn audit_cmd(a: AuditArgs) -> anyhow::Result<Outcome> {
+    if a.film.is_some() && a.files.len() > 1 {
+        anyhow::bail!("--film names one film: audit one file with it");
+    }
+    let store = moviegraph::store::resolve_path(a.store.as_deref());
+    let mut reports: Vec<(PathBuf, Audit)> = Vec::new();
+    let mut text = String::new();
+    for file in &a.files {
+        let trees = read_trees(file)?;
+        let folder = match &a.film {
+            Some(f) => Some(f.clone()),
+            None => trees
+                .first()
+                .map(|t| PathBuf::from("screenplays").join(&t.film))
+                .filter(|p| p.is_dir()),
+        };
+        let layout: Option<FilmLayout> = match &folder {
+            Some(f) => Some(folder_layout(&store, f)?),
+            None => None,
+        };
+        let audit = audit_trees(
+            &trees,
+            layout.as_ref(),
+            a.text_only,
+            a.thresholds.thresholds(),
+        );
+        let _ = writeln!(
+            text,
+            "{}{}\n{}",
+            file.display(),
+            folder
+                .as_ref()
+                .map(|f| format!(" (film {})", f.display()))
+                .unwrap_or_default(),
+            audit.render()
+        );
+        reports.push((file.clone(), audit));
+    }
+    let passed = reports.iter().all(|(_, a)| a.passed());
+    if a.json {
+        let json: Vec<serde_json::Value> = reports
+            .iter()
+            .map(|(f, a)| serde_json::json!({"file": f, "passed": a.passed(), "audit": a}))
+            .collect();
+        emit(&(serde_json::to_string_pretty(&json)? + "\n"))?;
+    } else {
+        emit(&text)?;
+    }
+    Ok(if passed {
+        Outcome::Success
+    } else {
+        Outcome::CheckFailed
+    })
+}

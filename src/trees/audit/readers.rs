@@ -1,0 +1,432 @@
+//! Shortcut readers: answer choice questions from surface features alone,
+//! never from meaning. Each is scored like a subject (single choice: exact;
+//! multiple choice: strict exact match), with ties counted as a fair coin
+//! (an option among `t` tied best ones earns `1/t`), so a reader that sees
+//! nothing scores chance exactly.
+//!
+//! The learned readers are logistic models over the same features,
+//! cross-validated by tree: a tree's questions are answered by a model
+//! trained on the other folds only.
+
+use std::collections::BTreeMap;
+
+use crate::trees::schema::{Format, Tree};
+use crate::util::hash::fnv1a;
+
+use super::features::{surface, OptionFeatures, SurfaceView};
+
+/// Folds of the by-tree cross-validation.
+const FOLDS: u64 = 5;
+
+/// What a reader looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sees {
+    /// The options alone.
+    Options,
+    /// The question and its options, no context.
+    Question,
+    /// Question, options and the excerpt's surface.
+    Context,
+}
+
+/// How a reader picks.
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    /// A score per option (`None`: never picked while another has a score).
+    Score(fn(&OptionFeatures) -> Option<f64>),
+    /// A logistic model over the features it sees.
+    Learned,
+}
+
+/// One shortcut reader.
+#[derive(Debug, Clone, Copy)]
+pub struct Reader {
+    /// Short name (`nearest-before-quote`).
+    pub name: &'static str,
+    /// What it does, for reports.
+    pub description: &'static str,
+    /// What it sees.
+    pub sees: Sees,
+    rule: Rule,
+}
+
+/// Every shortcut reader, the learned ones last.
+pub fn readers() -> Vec<Reader> {
+    use Sees::*;
+    let r = |name, description, sees, rule| Reader {
+        name,
+        description,
+        sees,
+        rule,
+    };
+    vec![
+        r("longest", "the longest option", Options, Rule::Score(|o| Some(o.chars))),
+        r("shortest", "the shortest option", Options, Rule::Score(|o| Some(-o.chars))),
+        r("letter-A", "always the first option", Options, Rule::Score(|o| Some(f64::from(o.letter == 0)))),
+        r("letter-B", "always the second option", Options, Rule::Score(|o| Some(f64::from(o.letter == 1)))),
+        r("letter-C", "always the third option", Options, Rule::Score(|o| Some(f64::from(o.letter == 2)))),
+        r("letter-D", "always the fourth option", Options, Rule::Score(|o| Some(f64::from(o.letter == 3)))),
+        r("most-like-others", "the option sharing most words with the others", Options, Rule::Score(|o| Some(o.similarity_to_others))),
+        r("options-only-learned", "a logistic model over the options alone (length, words, letter, likeness), cross-validated by tree", Options, Rule::Learned),
+        r("question-overlap", "the option sharing most words with the question", Question, Rule::Score(|o| Some(o.question_overlap))),
+        r("no-context-learned", "a logistic model over question and options without context, cross-validated by tree", Question, Rule::Learned),
+        r("context-overlap-most", "the option sharing most words with the excerpt", Context, Rule::Score(|o| Some(o.context_overlap))),
+        r("context-overlap-least", "the option sharing fewest words with the excerpt", Context, Rule::Score(|o| Some(-o.context_overlap))),
+        r("nearest-before-quote", "the option whose line is nearest before the line the question quotes", Context, Rule::Score(|o| o.offset.filter(|&d| d < 0).map(|d| d as f64))),
+        r("nearest-after-quote", "the option whose line is nearest after the line the question quotes", Context, Rule::Score(|o| o.offset.filter(|&d| d > 0).map(|d| -(d as f64)))),
+        r("nearest-quote", "the option whose line is nearest the line the question quotes", Context, Rule::Score(|o| o.offset.map(|d| -(d.abs() as f64)))),
+        r("speaker-cue", "the name of the speaker cue nearest above the quoted line", Context, Rule::Score(|o| Some(f64::from(o.cue_above_quote)))),
+        r("learned", "a logistic model over every surface feature above, cross-validated by tree", Context, Rule::Learned),
+    ]
+}
+
+/// A choice question as the readers see it.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// Index of its tree in the audited set.
+    pub tree: usize,
+    /// Single or multiple choice.
+    pub format: Format,
+    /// Its cross-validation fold.
+    pub fold: u64,
+    /// Its surface.
+    pub view: SurfaceView,
+}
+
+impl Item {
+    fn gold(&self) -> Vec<bool> {
+        self.view.options.iter().map(|o| o.correct).collect()
+    }
+
+    /// What a reader that knows nothing scores: `1/n` for single choice,
+    /// `1/(2^n − 1)` for multiple choice.
+    pub fn chance(&self) -> f64 {
+        let n = self.view.options.len() as i32;
+        match self.format {
+            Format::Multi => 1.0 / (2f64.powi(n) - 1.0),
+            _ => 1.0 / f64::from(n.max(1)),
+        }
+    }
+}
+
+/// The choice questions of a tree set, with their folds.
+pub fn items(trees: &[Tree]) -> Vec<Item> {
+    let mut out = Vec::new();
+    for (t, tree) in trees.iter().enumerate() {
+        let fold = fnv1a(tree.id.as_bytes()) % FOLDS;
+        for node in &tree.nodes {
+            if !matches!(node.format, Format::Single | Format::Multi) {
+                continue;
+            }
+            let Some(view) = surface(node) else { continue };
+            if view.options.len() < 2 || !view.options.iter().any(|o| o.correct) {
+                continue;
+            }
+            out.push(Item {
+                tree: t,
+                format: node.format,
+                fold,
+                view,
+            });
+        }
+    }
+    out
+}
+
+/// A reader's credit on every item (0..1, ties as a fair coin), in item order.
+pub fn credits(reader: &Reader, items: &[Item]) -> Vec<f64> {
+    match reader.rule {
+        Rule::Score(score) => {
+            let modal = modal_counts(items);
+            items
+                .iter()
+                .map(|item| {
+                    let scores: Vec<Option<f64>> = item.view.options.iter().map(score).collect();
+                    match item.format {
+                        Format::Multi => multi_credit(&scores, &item.gold(), modal[&item.fold]),
+                        _ => single_credit(&scores, &item.gold()),
+                    }
+                })
+                .collect()
+        }
+        Rule::Learned => learned_credits(reader.sees, items),
+    }
+}
+
+/// For each fold: the most common number of correct options among the
+/// multiple-choice questions of the other folds (what a reader picks that
+/// knows the tree set's habit), at least 1.
+fn modal_counts(items: &[Item]) -> BTreeMap<u64, usize> {
+    let mut out = BTreeMap::new();
+    for fold in 0..FOLDS {
+        let mut hist: BTreeMap<usize, usize> = BTreeMap::new();
+        for item in items
+            .iter()
+            .filter(|i| i.fold != fold && i.format == Format::Multi)
+        {
+            *hist
+                .entry(item.gold().iter().filter(|g| **g).count())
+                .or_default() += 1;
+        }
+        let mode = hist
+            .iter()
+            .max_by_key(|(count, n)| (**n, std::cmp::Reverse(**count)))
+            .map_or(1, |(count, _)| *count);
+        out.insert(fold, mode.max(1));
+    }
+    out
+}
+
+/// Single choice: the best-scored option; `1/t` when the gold is among `t` tied best.
+pub fn single_credit(scores: &[Option<f64>], gold: &[bool]) -> f64 {
+    let top = scores
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max);
+    let tied: Vec<usize> = (0..scores.len())
+        .filter(|&k| match scores[k] {
+            Some(s) => s == top,
+            None => top == f64::NEG_INFINITY,
+        })
+        .collect();
+    let hits = tied.iter().filter(|&&k| gold[k]).count();
+    hits as f64 / tied.len().max(1) as f64
+}
+
+/// Multiple choice: the `m` best-scored options, ties at the cut drawn at
+/// random; the chance that the drawn set is exactly the gold set.
+pub fn multi_credit(scores: &[Option<f64>], gold: &[bool], m: usize) -> f64 {
+    let n = scores.len();
+    let m = m.clamp(1, n);
+    if gold.iter().filter(|g| **g).count() != m {
+        return 0.0;
+    }
+    let key = |k: usize| scores[k].unwrap_or(f64::NEG_INFINITY);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| key(b).total_cmp(&key(a)));
+    let cut = key(order[m - 1]);
+    let above: Vec<usize> = (0..n).filter(|&k| key(k) > cut).collect();
+    let tied: Vec<usize> = (0..n).filter(|&k| key(k) == cut).collect();
+    if above.iter().any(|&k| !gold[k]) {
+        return 0.0;
+    }
+    let need = m - above.len();
+    let gold_tied = tied.iter().filter(|&&k| gold[k]).count();
+    if gold_tied != need {
+        return 0.0;
+    }
+    1.0 / binomial(tied.len(), need)
+}
+
+fn binomial(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// The learned reader's feature row for option `k` (centred within its
+/// question, so the model compares options of one question).
+fn row(view: &SurfaceView, k: usize, sees: Sees) -> Vec<f64> {
+    let opts = &view.options;
+    let o = &opts[k];
+    let n = opts.len() as f64;
+    let mean = |f: fn(&OptionFeatures) -> f64| opts.iter().map(f).sum::<f64>() / n;
+    let max = |f: fn(&OptionFeatures) -> f64| opts.iter().map(f).fold(f64::NEG_INFINITY, f64::max);
+    let min = |f: fn(&OptionFeatures) -> f64| opts.iter().map(f).fold(f64::INFINITY, f64::min);
+    let chars = |o: &OptionFeatures| o.chars;
+    let words = |o: &OptionFeatures| o.words;
+    let like = |o: &OptionFeatures| o.similarity_to_others;
+    let mut x = vec![
+        (o.chars - mean(chars)) / (mean(chars) + 1.0),
+        (o.words - mean(words)) / (mean(words) + 1.0),
+        f64::from(o.chars == max(chars)),
+        f64::from(o.chars == min(chars)),
+        o.similarity_to_others - mean(like),
+    ];
+    for letter in 0..4 {
+        x.push(f64::from(o.letter == letter));
+    }
+    if sees == Sees::Options {
+        return x;
+    }
+    let q = |o: &OptionFeatures| o.question_overlap;
+    x.push(o.question_overlap - mean(q));
+    x.push(f64::from(o.question_overlap == max(q)));
+    if sees == Sees::Question {
+        return x;
+    }
+    let c = |o: &OptionFeatures| o.context_overlap;
+    x.push(o.context_overlap - mean(c));
+    x.push(f64::from(o.context_overlap == max(c)));
+    x.push(f64::from(o.context_overlap == min(c)));
+    let before: Vec<i64> = opts
+        .iter()
+        .filter_map(|p| p.offset.filter(|&d| d < 0))
+        .collect();
+    let after: Vec<i64> = opts
+        .iter()
+        .filter_map(|p| p.offset.filter(|&d| d > 0))
+        .collect();
+    x.push(f64::from(o.offset.is_some()));
+    x.push(f64::from(o.offset.is_some_and(|d| d < 0)));
+    x.push(f64::from(o.offset.is_some_and(|d| d > 0)));
+    x.push(f64::from(
+        o.offset
+            .is_some_and(|d| d < 0 && Some(&d) == before.iter().max()),
+    ));
+    x.push(f64::from(
+        o.offset
+            .is_some_and(|d| d > 0 && Some(&d) == after.iter().min()),
+    ));
+    x.push(o.offset.map_or(0.0, |d| (d.abs().min(20) as f64) / 20.0));
+    x.push(f64::from(o.cue_above_quote));
+    x
+}
+
+/// A logistic model: weights over standardised features, then the bias.
+struct Logistic {
+    mean: Vec<f64>,
+    scale: Vec<f64>,
+    weights: Vec<f64>,
+}
+
+impl Logistic {
+    /// Fits by full-batch gradient descent with a little L2 (deterministic).
+    fn fit(rows: &[(Vec<f64>, bool)]) -> Logistic {
+        let d = rows.first().map_or(0, |r| r.0.len());
+        let n = rows.len().max(1) as f64;
+        let mut mean = vec![0.0; d];
+        for (x, _) in rows {
+            for j in 0..d {
+                mean[j] += x[j] / n;
+            }
+        }
+        let mut scale = vec![0.0; d];
+        for (x, _) in rows {
+            for j in 0..d {
+                scale[j] += (x[j] - mean[j]).powi(2) / n;
+            }
+        }
+        for s in &mut scale {
+            *s = if *s > 1e-12 { s.sqrt() } else { 1.0 };
+        }
+        let mut model = Logistic {
+            mean,
+            scale,
+            weights: vec![0.0; d + 1],
+        };
+        let z: Vec<Vec<f64>> = rows.iter().map(|(x, _)| model.standard(x)).collect();
+        for _ in 0..300 {
+            let mut grad = vec![0.0; d + 1];
+            for (zi, (_, y)) in z.iter().zip(rows) {
+                let err = sigmoid(model.linear(zi)) - f64::from(*y);
+                for j in 0..d {
+                    grad[j] += err * zi[j] / n;
+                }
+                grad[d] += err / n;
+            }
+            for j in 0..d {
+                grad[j] += 0.01 * model.weights[j];
+            }
+            for (w, g) in model.weights.iter_mut().zip(&grad) {
+                *w -= 0.5 * g;
+            }
+        }
+        model
+    }
+
+    fn standard(&self, x: &[f64]) -> Vec<f64> {
+        x.iter()
+            .zip(&self.mean)
+            .zip(&self.scale)
+            .map(|((v, m), s)| (v - m) / s)
+            .collect()
+    }
+
+    fn linear(&self, z: &[f64]) -> f64 {
+        let d = z.len();
+        z.iter().zip(&self.weights).map(|(a, b)| a * b).sum::<f64>() + self.weights[d]
+    }
+
+    fn probability(&self, x: &[f64]) -> f64 {
+        sigmoid(self.linear(&self.standard(x)))
+    }
+}
+
+fn sigmoid(v: f64) -> f64 {
+    1.0 / (1.0 + (-v).exp())
+}
+
+/// Credits of a learned reader: per fold, a model fitted on the other folds'
+/// options answers this fold's questions (single: the most probable option;
+/// multiple: every option above one half, at least the most probable).
+fn learned_credits(sees: Sees, items: &[Item]) -> Vec<f64> {
+    let mut out = vec![0.0; items.len()];
+    for fold in 0..FOLDS {
+        let train: Vec<(Vec<f64>, bool)> = items
+            .iter()
+            .filter(|i| i.fold != fold)
+            .flat_map(|i| {
+                (0..i.view.options.len())
+                    .map(|k| (row(&i.view, k, sees), i.view.options[k].correct))
+            })
+            .collect();
+        if train.is_empty() || !train.iter().any(|r| r.1) {
+            for (k, item) in items.iter().enumerate().filter(|(_, i)| i.fold == fold) {
+                out[k] = item.chance();
+            }
+            continue;
+        }
+        let model = Logistic::fit(&train);
+        for (k, item) in items.iter().enumerate().filter(|(_, i)| i.fold == fold) {
+            let p: Vec<f64> = (0..item.view.options.len())
+                .map(|j| model.probability(&row(&item.view, j, sees)))
+                .collect();
+            let gold = item.gold();
+            out[k] = match item.format {
+                Format::Multi => {
+                    let best = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let chosen: Vec<bool> = p.iter().map(|&q| q > 0.5 || q == best).collect();
+                    f64::from(chosen == gold)
+                }
+                _ => single_credit(&p.iter().map(|&q| Some(q)).collect::<Vec<_>>(), &gold),
+            };
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_are_a_fair_coin() {
+        assert_eq!(
+            single_credit(&[Some(1.0), Some(1.0), Some(0.0)], &[true, false, false]),
+            0.5
+        );
+        assert_eq!(
+            single_credit(&[None, None, None], &[false, true, false]),
+            1.0 / 3.0
+        );
+        assert_eq!(
+            single_credit(&[Some(2.0), None, None], &[false, true, false]),
+            0.0
+        );
+    }
+
+    #[test]
+    fn multi_credit_is_the_chance_of_drawing_the_gold_set() {
+        let gold = [true, true, false, false];
+        assert_eq!(
+            multi_credit(&[Some(3.0), Some(2.0), Some(1.0), Some(0.0)], &gold, 2),
+            1.0
+        );
+        assert_eq!(multi_credit(&[Some(1.0); 4], &gold, 2), 1.0 / 6.0);
+        assert_eq!(multi_credit(&[Some(1.0); 4], &gold, 3), 0.0);
+        assert_eq!(
+            multi_credit(&[Some(2.0), Some(1.0), Some(1.0), Some(1.0)], &gold, 2),
+            1.0 / 3.0
+        );
+    }
+}

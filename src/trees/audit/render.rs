@@ -1,0 +1,165 @@
+//! The audit as text: a summary line and a table a researcher reads beside
+//! the metrics.
+
+use std::fmt::Write;
+
+use super::Audit;
+
+/// "passed" or "FAILED (n)", then the strongest shortcut per format.
+pub(super) fn summary(a: &Audit) -> String {
+    let verdict = if a.passed() {
+        "passed".to_owned()
+    } else {
+        format!("FAILED ({} thresholds broken)", a.failures.len())
+    };
+    let strongest: Vec<String> = a
+        .strongest
+        .iter()
+        .map(|s| {
+            format!(
+                "{}: {} {:.2} vs chance {:.2}",
+                s.format, s.reader, s.accuracy, s.chance
+            )
+        })
+        .collect();
+    if strongest.is_empty() {
+        format!("validity audit {verdict} (no choice questions)")
+    } else {
+        format!(
+            "validity audit {verdict}; strongest shortcut {}",
+            strongest.join("; ")
+        )
+    }
+}
+
+/// The full table.
+pub(super) fn render(a: &Audit) -> String {
+    let mut s = String::new();
+    let q: Vec<String> = a
+        .questions
+        .iter()
+        .map(|(f, n)| format!("{n} {f}"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "validity audit: {} trees, {} questions ({}){}",
+        a.trees,
+        a.questions.values().sum::<usize>(),
+        q.join(", "),
+        if a.text_only { ", text-only" } else { "" }
+    );
+    let _ = writeln!(s, "{}\n", summary(a));
+    if !a.readers.is_empty() {
+        let _ = writeln!(
+            s,
+            "shortcut readers (a score is only worth its distance above the strongest of these)"
+        );
+        let _ = writeln!(
+            s,
+            "  {:<22} {:<8} {:<6} {:>4} {:>6} {:>15} {:>6} {:>7}",
+            "reader", "sees", "format", "n", "acc", "95% CI", "chance", "excess"
+        );
+        for r in &a.readers {
+            let flag = if r.excess > a.thresholds.max_excess + 1e-9 {
+                "  <- above chance"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                s,
+                "  {:<22} {:<8} {:<6} {:>4} {:>6.3} {:>15} {:>6.3} {:>+7.3}{flag}",
+                r.reader,
+                r.sees,
+                r.format,
+                r.questions,
+                r.accuracy,
+                format!("[{:.3}, {:.3}]", r.ci[0], r.ci[1]),
+                r.chance,
+                r.excess
+            );
+        }
+        s.push('\n');
+    }
+    let b = &a.balance;
+    let letters: Vec<String> = b
+        .single_gold_letters
+        .iter()
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
+    let counts: Vec<String> = b
+        .multi_correct_counts
+        .iter()
+        .map(|(c, n)| format!("{c} correct: {n}"))
+        .collect();
+    let _ = writeln!(s, "balance");
+    let _ = writeln!(s, "  single-choice gold letters: {}", or_none(&letters));
+    let _ = writeln!(s, "  multiple-choice correct counts: {}", or_none(&counts));
+    let _ = writeln!(
+        s,
+        "  mean option length: gold {:.0} chars, distractors {:.0} chars\n",
+        b.gold_chars, b.distractor_chars
+    );
+    let r = &a.redundancy;
+    let _ = writeln!(s, "redundancy");
+    let _ = writeln!(
+        s,
+        "  {} questions, {} distinct question texts; {} duplicates, {} near-duplicates, {} follow-ups re-asking their parent",
+        r.questions,
+        r.distinct_texts,
+        r.duplicates.len(),
+        r.near_duplicates.len(),
+        r.reasks.len()
+    );
+    let _ = writeln!(s, "give-aways: {}", a.giveaways.len());
+    match &a.coverage {
+        Some(c) => {
+            let _ = writeln!(
+                s,
+                "coverage: anchors in {} of {} scenes, spanning {:.0}% of the scenes{}; {} questions about blocks the film does not contain{}",
+                c.anchor_scenes,
+                c.scenes,
+                c.scene_span * 100.0,
+                c.time_span
+                    .map(|t| format!(" and {:.0}% of the running time", t * 100.0))
+                    .unwrap_or_default(),
+                c.outside_film.len(),
+                if a.text_only { " (text-only: allowed)" } else { "" }
+            );
+        }
+        None => {
+            let _ = writeln!(s, "coverage: not measured (no film layout given)");
+        }
+    }
+    let findings: Vec<&super::Finding> = a
+        .giveaways
+        .iter()
+        .chain(&r.duplicates)
+        .chain(&r.near_duplicates)
+        .chain(&r.reasks)
+        .chain(a.coverage.iter().flat_map(|c| &c.outside_film))
+        .collect();
+    if !findings.is_empty() {
+        let _ = writeln!(s, "\nflagged questions");
+        for f in findings.iter().take(40) {
+            let _ = writeln!(s, "  {} [{}] {}", f.at, f.kind, f.detail);
+        }
+        if findings.len() > 40 {
+            let _ = writeln!(s, "  … and {} more (--json lists all)", findings.len() - 40);
+        }
+    }
+    if !a.failures.is_empty() {
+        let _ = writeln!(s, "\nthresholds broken");
+        for f in &a.failures {
+            let _ = writeln!(s, "  {f}");
+        }
+    }
+    s
+}
+
+fn or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(", ")
+    }
+}

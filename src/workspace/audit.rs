@@ -1,0 +1,61 @@
+//! Use case: the validity audit of a tree set — `moviegraph trees audit`,
+//! and the audit `trees generate`, `run` and `eval report` print beside
+//! what they produce. The film's layout (its scenes, and which blocks it
+//! contains) comes from its alignment, read without writing anything.
+
+use std::path::Path;
+
+use crate::align::Block;
+use crate::screenplay::Screenplay;
+use crate::store::Store;
+use crate::trees::audit::{audit, Audit, FilmLayout, Thresholds};
+use crate::trees::schema::Tree;
+
+use super::align::film_blocks_read_only;
+use super::film::FilmFolder;
+use super::Result;
+
+/// Seed of the audit's bootstrap (fixed: the same trees give the same report).
+pub const AUDIT_SEED: u64 = 0;
+
+/// The layout the audit needs from a film's script and aligned blocks.
+pub fn film_layout(play: &Screenplay, blocks: &[Block]) -> FilmLayout {
+    let scenes = blocks
+        .iter()
+        .map(|b| b.scene + 1)
+        .max()
+        .unwrap_or(0)
+        .max(play.scenes.len());
+    FilmLayout {
+        scenes,
+        block_scene: blocks.iter().map(|b| (b.id, b.scene)).collect(),
+        block_time: blocks
+            .iter()
+            .map(|b| (b.id, b.start_ms.zip(b.end_ms)))
+            .collect(),
+    }
+}
+
+/// The layout of the film in `folder`: its stored alignment from the store
+/// at `store_path` when current (the store is only read, and not created),
+/// else a fresh offline alignment kept in memory.
+pub fn folder_layout(store_path: &Path, folder: &Path) -> Result<FilmLayout> {
+    let film = FilmFolder::open(folder)?;
+    let store = if store_path.exists() {
+        Some(Store::open(store_path)?)
+    } else {
+        None
+    };
+    let (play, blocks, _) = film_blocks_read_only(store.as_ref(), &film, None)?;
+    Ok(film_layout(&play, &blocks))
+}
+
+/// Audits one film's trees with the default seed.
+pub fn audit_trees(
+    trees: &[Tree],
+    layout: Option<&FilmLayout>,
+    text_only: bool,
+    thresholds: Thresholds,
+) -> Audit {
+    audit(trees, layout, text_only, thresholds, AUDIT_SEED)
+}
