@@ -57,7 +57,7 @@ pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<()> {
     let analyse_s = t.elapsed().as_secs_f64();
 
     let opts = GenerateOptions {
-        max_trees: a.max_trees,
+        max_trees: Some(a.max_trees),
         ..GenerateOptions::default()
     };
     let t = Instant::now();

@@ -73,9 +73,10 @@ pub struct GenerateArgs {
     /// Depth of every tree.
     #[arg(long, default_value_t = 3)]
     depth: u32,
-    /// Most trees for the film.
-    #[arg(long, default_value_t = 30)]
-    max_trees: usize,
+    /// Most trees for the film (default: 30, or 1.5 per scene for a longer
+    /// film, so anchors reach from the first act to the last).
+    #[arg(long)]
+    max_trees: Option<usize>,
     /// Format mix as open,single,multi shares.
     #[arg(long, default_value = "0.45,0.38,0.17")]
     mix: String,

@@ -280,7 +280,13 @@ impl<'g> Facts<'g> {
     fn make_gloss(&self, i: usize) -> String {
         let node = self.node(i);
         if node.kind != NodeKind::MentalState {
-            return node.name.trim().to_owned();
+            // One colon at most in a question: "X threatens Y, saying “…”".
+            let name = node.name.trim();
+            return match name.split_once(": “") {
+                Some((head, quote)) if node.act.is_some() => format!("{head}, saying “{quote}"),
+                Some((head, quote)) => format!("{head}, “{quote}"),
+                None => name.to_owned(),
+            };
         }
         let holder = self.holder(i).map(|h| self.first_name(h)).unwrap_or("");
         // A pretence shares its words with the lie it motivates; say what it is.
@@ -296,9 +302,9 @@ impl<'g> Facts<'g> {
                     rest.trim().to_owned()
                 } else {
                     format!(
-                        "{holder}'s {}: “{}”",
+                        "{holder}'s {}, “{}”",
                         attitude_noun(node.attitude),
-                        rest.trim()
+                        rest.trim().trim_matches(['“', '”'])
                     )
                 }
             }
@@ -366,7 +372,7 @@ impl<'g> Facts<'g> {
                     Wrong(R::EffectForCause)
                 } else if self.order(option) > self.order(end) {
                     Wrong(R::LaterEvent)
-                } else if kind == NodeKind::Event {
+                } else if kind == NodeKind::Event && !self.can_reach(option, end) {
                     Wrong(R::NotTheCause)
                 } else {
                     Unusable
@@ -387,6 +393,13 @@ impl<'g> Facts<'g> {
                 }
                 if self.order(option) > self.order(target) {
                     return Wrong(R::LaterEvent);
+                }
+                // Earlier and unlinked is weak evidence in a graph that says
+                // little: only a moment that cannot have reached the target
+                // (no character in contact with it before the target) is
+                // offered as not the cause.
+                if self.can_reach(option, target) {
+                    return Unusable;
                 }
                 if kind == NodeKind::MentalState {
                     let golds: BTreeSet<usize> = self
@@ -416,7 +429,11 @@ impl<'g> Facts<'g> {
                 if self.ancestors(source).contains(&option) {
                     return Wrong(R::EffectForCause);
                 }
-                if kind == NodeKind::Event {
+                if self.order(option) < self.order(source) {
+                    // Before the source: it cannot be what the source led to.
+                    return Wrong(R::LaterEvent);
+                }
+                if kind == NodeKind::Event && !self.can_reach(source, option) {
                     Wrong(R::NotTheCause)
                 } else {
                     Unusable
@@ -454,7 +471,7 @@ impl<'g> Facts<'g> {
                 }
             }
             Ask::MindBefore { character, moment } => {
-                if kind != NodeKind::MentalState {
+                if kind != NodeKind::MentalState || option == moment {
                     return Unusable;
                 }
                 match self.holder(option) {
@@ -465,11 +482,43 @@ impl<'g> Facts<'g> {
                             Wrong(R::LaterEvent)
                         }
                     }
+                    Some(_) if self.same_content_held(option, character) => Unusable,
                     Some(_) => Wrong(R::OtherCharacter),
                     None => Unusable,
                 }
             }
         }
+    }
+
+    /// Whether `from` can have influenced `to`: they share the scene or a
+    /// character, or news of `from` can have travelled to `to`'s characters
+    /// through the moments between (each moment passing it on to everyone in
+    /// it). A moment with no character can reach anything (nothing proves
+    /// otherwise).
+    pub fn can_reach(&self, from: usize, to: usize) -> bool {
+        let (a, b) = (self.node(from), self.node(to));
+        if a.scene.is_some() && a.scene == b.scene {
+            return true;
+        }
+        let mut told: BTreeSet<usize> = self.people(from).clone();
+        if told.is_empty() || self.people(to).is_empty() {
+            return true;
+        }
+        let (start, end) = (self.order(from), self.order(to));
+        if start >= end {
+            return !told.is_disjoint(self.people(to));
+        }
+        for &m in &self.moments {
+            let t = self.order(m);
+            if t < start || t > end {
+                continue;
+            }
+            let here = self.people(m);
+            if !told.is_disjoint(here) {
+                told.extend(here.iter().copied());
+            }
+        }
+        !told.is_disjoint(self.people(to))
     }
 
     /// Whether `character` also holds a state with the same wording as `state`.

@@ -107,10 +107,15 @@ pub fn question(f: &Facts<'_>, spec: &Spec) -> Option<String> {
                 }
             )
         }
-        Ask::Holder { state } => match f.without_holder(state) {
-            Some(rest) => format!("Who {rest}?"),
-            None => format!("Whose state of mind is this: {}?", f.content(state)),
-        },
+        Ask::Holder { state } => {
+            // "Who suspects he didn't?" cannot be read alone: a pronoun needs
+            // the sentence it stands for.
+            let rest = f.without_holder(state)?;
+            if has_pronoun(&rest) {
+                return None;
+            }
+            format!("Who {rest}?")
+        }
         Ask::Order { .. } => "Which of these happens first in the film?".to_owned(),
         Ask::MindBefore { character, moment } => {
             let who = f.first_name(character);
@@ -127,7 +132,12 @@ pub fn question(f: &Facts<'_>, spec: &Spec) -> Option<String> {
             }
         }
     };
-    let q = q.replace(".?", "?").replace(".”?", "”?");
+    let mut q = q.replace(".?", "?").replace(".”?", "”?");
+    // At most one colon: any after the first (inside a quote) become commas.
+    if let Some(first) = q.find(':') {
+        let (head, tail) = q.split_at(first + 1);
+        q = format!("{head}{}", tail.replace(':', ","));
+    }
     // Never name a gold character or quote a gold answer in the question.
     let lower = q.to_lowercase();
     for c in spec.golds() {
@@ -140,6 +150,17 @@ pub fn question(f: &Facts<'_>, spec: &Spec) -> Option<String> {
         }
     }
     Some(q)
+}
+
+/// Whether a text has a third-person pronoun (its referent is elsewhere).
+fn has_pronoun(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| {
+            matches!(
+                w.to_lowercase().as_str(),
+                "he" | "she" | "him" | "her" | "they" | "them" | "it" | "his" | "hers" | "their"
+            )
+        })
 }
 
 fn contains_word(text: &str, word: &str) -> bool {

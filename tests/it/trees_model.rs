@@ -233,7 +233,7 @@ fn good_questions_are_kept_verbatim_and_bad_ones_rejected_with_the_reason() {
     let facts = Facts::new(&graph);
     let source = Source::from_evidence(&graph);
     let opts = GenerateOptions {
-        max_trees: 12,
+        max_trees: Some(12),
         ..GenerateOptions::default()
     };
     let out = generate_with(

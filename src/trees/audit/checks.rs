@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::trees::facts::{content_words, overlap};
-use crate::trees::schema::{Format, Node, Tree};
+use crate::trees::schema::{Format, Node, QuestionType, Tree};
 
 use super::features::{excerpt_lines, jaccard, quoted_words, LineKind, MIND_VERBS};
 use super::{FilmLayout, Finding};
@@ -85,10 +85,12 @@ fn golds(node: &Node) -> Vec<&str> {
     }
 }
 
-/// Whether a node asks about a state of mind (by its category).
+/// Whether a node asks for a state of mind itself (a basic ToM question in
+/// a mind category: "what does she believe"), not for its causes or effects.
 fn asks_about_mind(node: &Node) -> bool {
-    matches!(node.category.level1.as_str(), "Theory of Mind" | "Emotion")
-        || node.category.level2.contains("Deception")
+    node.question_type == QuestionType::BasicTom
+        && (matches!(node.category.level1.as_str(), "Theory of Mind" | "Emotion")
+            || node.category.level2.contains("Deception"))
 }
 
 /// Give-aways: a question whose text holds its own answer, and a context

@@ -123,6 +123,54 @@ pub fn excerpt_lines(excerpt: &str) -> Vec<Line> {
     out
 }
 
+/// The excerpt with these quotes cut from its narration lines (action lines;
+/// never dialogue, which is what the film lets us hear). A line left empty is
+/// dropped; everything else is kept as it was.
+pub fn strip_narration(excerpt: &str, quotes: &[&str]) -> String {
+    if quotes.is_empty() {
+        return excerpt.to_owned();
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut after_cue = false;
+    for raw in excerpt.split('\n') {
+        let text = raw.trim();
+        let kind = if text.is_empty() || text == "…" {
+            after_cue = false;
+            None
+        } else if is_cue(text) {
+            after_cue = true;
+            Some(LineKind::Cue)
+        } else if text.starts_with('(') && text.ends_with(')') {
+            Some(LineKind::Parenthetical)
+        } else if after_cue {
+            after_cue = false;
+            Some(LineKind::Dialogue)
+        } else {
+            Some(LineKind::Action)
+        };
+        if kind != Some(LineKind::Action) {
+            out.push(raw.to_owned());
+            continue;
+        }
+        let mut line = raw.to_owned();
+        for q in quotes {
+            if !q.is_empty() {
+                line = line.replace(q, "");
+            }
+        }
+        let mut line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        // A cut sentence leaves no stray stop behind ("saved her. ." → "saved her.").
+        while let Some(at) = line.find(". .") {
+            line.replace_range(at..at + 3, ".");
+        }
+        let line = line.trim_start_matches(['.', ' ']).to_owned();
+        if line.chars().any(char::is_alphanumeric) {
+            out.push(line);
+        }
+    }
+    out.join("\n")
+}
+
 /// Whether a line is a speaker cue: a short name in capitals, maybe with an
 /// extension in parentheses.
 pub fn is_cue(text: &str) -> bool {
@@ -310,6 +358,16 @@ mod tests {
         );
         assert_eq!(lines[4].part, 1);
         assert_eq!(cue_name("HOLLIS (V.O.)"), "HOLLIS");
+    }
+
+    #[test]
+    fn narration_that_states_a_thought_is_cut_and_dialogue_kept() {
+        let excerpt = "QUINTON\n(lying)\nOld charts. Quinton thinks he got away with it.\nTeo holds his gaze. Quinton thinks he got away with it.\nQuinton thinks he got away with it.";
+        let out = strip_narration(excerpt, &["Quinton thinks he got away with it."]);
+        assert_eq!(
+            out,
+            "QUINTON\n(lying)\nOld charts. Quinton thinks he got away with it.\nTeo holds his gaze."
+        );
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub enum Sees {
 enum Rule {
     /// A score per option (`None`: never picked while another has a score).
     Score(fn(&OptionFeatures) -> Option<f64>),
+    /// The option whose value is nearest the median of its question's
+    /// options (what remains when neither extreme is right).
+    Middle(fn(&OptionFeatures) -> f64),
     /// A logistic model over the features it sees.
     Learned,
 }
@@ -66,11 +69,13 @@ pub fn readers() -> Vec<Reader> {
         r("letter-B", "always the second option", Options, Rule::Score(|o| Some(f64::from(o.letter == 1)))),
         r("letter-C", "always the third option", Options, Rule::Score(|o| Some(f64::from(o.letter == 2)))),
         r("letter-D", "always the fourth option", Options, Rule::Score(|o| Some(f64::from(o.letter == 3)))),
+        r("middle-length", "the option nearest the middle length of its question's options (neither longest nor shortest)", Options, Rule::Middle(|o| o.chars)),
         r("most-like-others", "the option sharing most words with the others", Options, Rule::Score(|o| Some(o.similarity_to_others))),
         r("options-only-learned", "a logistic model over the options alone (length, words, letter, likeness), cross-validated by tree", Options, Rule::Learned),
         r("question-overlap", "the option sharing most words with the question", Question, Rule::Score(|o| Some(o.question_overlap))),
         r("no-context-learned", "a logistic model over question and options without context, cross-validated by tree", Question, Rule::Learned),
         r("context-overlap-most", "the option sharing most words with the excerpt", Context, Rule::Score(|o| Some(o.context_overlap))),
+        r("context-overlap-middle", "the option nearest the middle word overlap with the excerpt", Context, Rule::Middle(|o| o.context_overlap)),
         r("context-overlap-least", "the option sharing fewest words with the excerpt", Context, Rule::Score(|o| Some(-o.context_overlap))),
         r("nearest-before-quote", "the option whose line is nearest before the line the question quotes", Context, Rule::Score(|o| o.offset.filter(|&d| d < 0).map(|d| d as f64))),
         r("nearest-after-quote", "the option whose line is nearest after the line the question quotes", Context, Rule::Score(|o| o.offset.filter(|&d| d > 0).map(|d| -(d as f64)))),
@@ -133,24 +138,64 @@ pub fn items(trees: &[Tree]) -> Vec<Item> {
     out
 }
 
+/// A score-rule reader's scores on one question (`None` for learned readers).
+fn scores_of(rule: Rule, view: &SurfaceView) -> Option<Vec<Option<f64>>> {
+    match rule {
+        Rule::Score(score) => Some(view.options.iter().map(score).collect()),
+        Rule::Middle(value) => {
+            let mut values: Vec<f64> = view.options.iter().map(value).collect();
+            values.sort_by(f64::total_cmp);
+            let n = values.len();
+            let median = if n % 2 == 1 {
+                values[n / 2]
+            } else {
+                (values[n / 2 - 1] + values[n / 2]) / 2.0
+            };
+            Some(
+                view.options
+                    .iter()
+                    .map(|o| Some(-(value(o) - median).abs()))
+                    .collect(),
+            )
+        }
+        Rule::Learned => None,
+    }
+}
+
 /// A reader's credit on every item (0..1, ties as a fair coin), in item order.
 pub fn credits(reader: &Reader, items: &[Item]) -> Vec<f64> {
-    match reader.rule {
-        Rule::Score(score) => {
-            let modal = modal_counts(items);
-            items
-                .iter()
-                .map(|item| {
-                    let scores: Vec<Option<f64>> = item.view.options.iter().map(score).collect();
-                    match item.format {
-                        Format::Multi => multi_credit(&scores, &item.gold(), modal[&item.fold]),
-                        _ => single_credit(&scores, &item.gold()),
-                    }
-                })
-                .collect()
-        }
-        Rule::Learned => learned_credits(reader.sees, items),
+    if matches!(reader.rule, Rule::Learned) {
+        return learned_credits(reader.sees, items);
     }
+    let modal = modal_counts(items);
+    items
+        .iter()
+        .map(|item| {
+            let scores = scores_of(reader.rule, &item.view).expect("a score rule");
+            match item.format {
+                Format::Multi => multi_credit(&scores, &item.gold(), modal[&item.fold]),
+                _ => single_credit(&scores, &item.gold()),
+            }
+        })
+        .collect()
+}
+
+/// The credit of every score-rule reader (the learned ones left out) on one
+/// question, `m` being the number of options a multiple-choice reader picks;
+/// `(reader name, credit)` in [`readers`] order. Generation balances these.
+pub fn heuristic_credits(view: &SurfaceView, format: Format, m: usize) -> Vec<(&'static str, f64)> {
+    let gold: Vec<bool> = view.options.iter().map(|o| o.correct).collect();
+    readers()
+        .into_iter()
+        .filter_map(|r| {
+            let scores = scores_of(r.rule, view)?;
+            let credit = match format {
+                Format::Multi => multi_credit(&scores, &gold, m),
+                _ => single_credit(&scores, &gold),
+            };
+            Some((r.name, credit))
+        })
+        .collect()
 }
 
 /// For each fold: the most common number of correct options among the

@@ -239,6 +239,7 @@ fn a_dominant_correct_count_is_flagged() {
 fn a_narration_line_stating_the_gold_state_is_a_giveaway() {
     let a = run(&leak(|_, n| {
         n.category.level1 = "Theory of Mind".into();
+        n.question_type = QuestionType::BasicTom;
         let gold = n.options.iter().find(|o| o.correct).unwrap().text.clone();
         n.context.excerpt = format!("QUINTON\nNothing.\nQuinton thinks {gold}. He smiles.");
         n.options.iter_mut().find(|o| o.correct).unwrap().text = format!("Quinton thinks {gold}");

@@ -96,18 +96,42 @@ fn longest_back(facts: &Facts<'_>, end: usize) -> Vec<usize> {
     path
 }
 
-/// Reorders items round-robin over their scenes, keeping order within a scene.
+/// Reorders items round-robin over their scenes, keeping order within a
+/// scene; each round visits the scenes in a low-discrepancy order (0, ½, ¼,
+/// ¾… of the film), so any prefix of the anchors spans the whole film.
 fn spread<T>(items: Vec<T>, scene: impl Fn(&T) -> usize) -> Vec<T> {
     let mut by: std::collections::BTreeMap<usize, std::collections::VecDeque<T>> =
         Default::default();
     for item in items {
         by.entry(scene(&item)).or_default().push_back(item);
     }
+    let mut queues: Vec<std::collections::VecDeque<T>> = by.into_values().collect();
+    let mut visit: Vec<usize> = (0..queues.len()).collect();
+    visit.sort_by_key(|&r| (radical_inverse(r as u32), r));
     let mut out = Vec::new();
-    while by.values().any(|q| !q.is_empty()) {
-        for q in by.values_mut() {
-            out.extend(q.pop_front());
+    while queues.iter().any(|q| !q.is_empty()) {
+        for &k in &visit {
+            out.extend(queues[k].pop_front());
         }
     }
     out
+}
+
+/// The base-2 radical inverse of `i` (its bits mirrored), as an ordering key.
+fn radical_inverse(i: u32) -> u32 {
+    i.reverse_bits()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_prefix_of_the_spread_spans_the_film() {
+        let items: Vec<usize> = (0..40).collect();
+        let out = spread(items, |&i| i / 2);
+        let first: Vec<usize> = out[..4].iter().map(|i| i / 2).collect();
+        assert_eq!(first, [0, 16, 8, 4]);
+        assert_eq!(out.len(), 40);
+    }
 }

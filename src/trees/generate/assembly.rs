@@ -1,17 +1,25 @@
-//! Tree assembly: the builder grows one tree from its root question, writes
-//! each question through the writer (or the fallback) and keeps it only when
-//! [`verify`] passes, shuffles the options, and opens a follow-up under
-//! every option down to the configured depth.
+//! Tree assembly: the builder grows one tree from its root question, picks
+//! the distractors that keep the shortcut readers at chance, writes each
+//! question through the writer (or the fallback) and keeps it only when
+//! [`verify`] passes, places the gold letters, and opens a follow-up under
+//! every option down to the configured depth. No question is asked twice in
+//! a film, and no follow-up asks its parent's link again.
+
+use std::collections::BTreeSet;
 
 use crate::graph::NodeKind;
+use crate::trees::audit::features::{strip_narration, surface};
 use crate::trees::facts::{Ask, Facts};
-use crate::trees::schema::{AnswerOption, Format, Node, OpenBranches, Trigger};
+use crate::trees::rules::RulesWriter;
+use crate::trees::schema::{AnswerOption, Context, Format, Node, OpenBranches, Trigger};
 use crate::trees::source::Source;
 use crate::trees::validate::label_for;
 
+use super::balance::Balancer;
 use super::context::{evidence_of, places, witness};
+use super::options::Draft;
 use super::{
-    describe, focus_of, follow_up_asks, seed_of, shuffle, verify, GenerateOptions, Generated,
+    describe, focus_of, follow_up_asks, seed_of, verify, GenerateOptions, Generated,
     QuestionWriter, Rejection, Spec, Written, WrittenOption,
 };
 
@@ -23,7 +31,21 @@ pub(super) struct Builder<'a, 'g> {
     pub(super) opts: &'a GenerateOptions,
     /// Nodes written per format (open, single, multi), for the mix.
     pub(super) counts: [usize; 3],
+    /// What the shortcut readers would earn so far, letters and counts.
+    pub(super) balance: Balancer,
+    /// Every question asked so far in the film (none is asked twice).
+    pub(super) asked: BTreeSet<Ask>,
     pub(super) out: Generated,
+}
+
+/// Where a follow-up hangs: the parent node's id, the option that leads to
+/// it, that option's text (the premise) and node, and what the parent asked about.
+pub(super) struct Parent<'p> {
+    pub(super) id: &'p str,
+    pub(super) trigger: Trigger,
+    pub(super) premise: String,
+    pub(super) premise_node: Option<usize>,
+    pub(super) focus: Vec<usize>,
 }
 
 pub(super) fn slot(f: Format) -> usize {
@@ -35,36 +57,142 @@ pub(super) fn slot(f: Format) -> usize {
 }
 
 impl Builder<'_, '_> {
+    /// Whether the film shows a moment: all its evidence is in blocks the
+    /// source holds (characters always are).
+    pub(super) fn shown(&self, i: usize) -> bool {
+        let node = self.facts.node(i);
+        node.kind == NodeKind::Character
+            || (!node.evidence.is_empty()
+                && node
+                    .evidence
+                    .iter()
+                    .all(|ev| self.source.blocks.contains_key(&ev.block)))
+    }
+
+    /// The context of a question: the evidence of its focus, golds, premise
+    /// and every option, with the narration that states an option's state
+    /// of mind outright left out (the film shows behaviour, not thoughts; a
+    /// reader must infer them). `None` when the film does not show it all.
+    fn context_for(&self, spec: &Spec, premise: Option<usize>) -> Option<(Context, Vec<String>)> {
+        let f = self.facts;
+        let (mut context_nodes, derived) = evidence_of(f, spec, premise);
+        if !context_nodes.iter().all(|&n| self.shown(n)) {
+            return None;
+        }
+        // Every option's own evidence is shown too: an option the excerpt
+        // quotes while the others are absent is given away by word overlap.
+        for c in &spec.candidates {
+            let shown = match c.node {
+                Some(n) if f.node(n).kind == NodeKind::Character => {
+                    witness(f, n, &focus_of(&spec.ask))
+                }
+                n => n,
+            };
+            if let Some(n) = shown.filter(|n| !context_nodes.contains(n) && self.shown(*n)) {
+                context_nodes.push(n);
+            }
+        }
+        let (places, frames) = places(f, &context_nodes);
+        let mut context = self.source.context(&places, &frames);
+        let focus = focus_of(&spec.ask);
+        let hidden: Vec<&str> = spec
+            .candidates
+            .iter()
+            .filter_map(|c| c.node)
+            .filter(|&n| f.node(n).kind == NodeKind::MentalState && !focus.contains(&n))
+            .flat_map(|n| f.node(n).evidence.iter().map(|e| e.quote.trim()))
+            .filter(|q| !q.is_empty())
+            .collect();
+        context.excerpt = strip_narration(&context.excerpt, &hidden);
+        if context.excerpt.trim().is_empty() {
+            return None;
+        }
+        Some((context, derived))
+    }
+
+    /// Of the ways to pick distractors, the one that keeps the shortcut
+    /// readers nearest chance (the most plausible among equals), with its
+    /// context.
+    fn choose(
+        &self,
+        draft: &Draft,
+        premise: Option<usize>,
+    ) -> Option<(Spec, Context, Vec<String>)> {
+        self.choose_with_cost(draft, premise)
+            .map(|(_, s, c, d)| (s, c, d))
+    }
+
+    /// How the best pick for `ask` under this parent would move the tallies
+    /// (`None`: it cannot be asked here).
+    fn preview(&self, ask: &Ask, parent: &Parent<'_>) -> Option<f64> {
+        if self.asked.contains(ask) || !focus_of(ask).iter().all(|&m| self.shown(m)) {
+            return None;
+        }
+        let draft = self.draft(ask)?;
+        self.choose_with_cost(&draft, parent.premise_node)
+            .map(|b| b.0)
+    }
+
+    fn choose_with_cost(
+        &self,
+        draft: &Draft,
+        premise: Option<usize>,
+    ) -> Option<(f64, Spec, Context, Vec<String>)> {
+        let mut best: Option<(f64, Spec, Context, Vec<String>)> = None;
+        for spec in draft.specs() {
+            let Some((context, derived)) = self.context_for(&spec, premise) else {
+                continue;
+            };
+            let cost = if spec.format == Format::Open {
+                0.0
+            } else {
+                let Ok(w) = RulesWriter.write(self.facts, &spec, &context.excerpt) else {
+                    continue;
+                };
+                let probe = probe_node(&w, &spec, &context);
+                match surface(&probe) {
+                    Some(view) => self.balance.cost(&view, spec.format),
+                    None => 0.0,
+                }
+            };
+            if best.as_ref().is_none_or(|b| cost < b.0 - 1e-12) {
+                best = Some((cost, spec, context, derived));
+            }
+            if spec_is_open(&best) {
+                break;
+            }
+        }
+        best
+    }
+
     /// Builds the node for `ask` and its subtree; returns its id.
     pub(super) fn node(
         &mut self,
         tree: &str,
         ask: Ask,
-        parent: Option<(&str, Trigger, String, Option<usize>)>,
+        parent: Option<Parent<'_>>,
         path: &mut Vec<Ask>,
         nodes: &mut Vec<Node>,
     ) -> Option<String> {
         let depth = path.len() as u32 + 1;
-        let spec = self.spec(&ask)?;
-        let premise_node = parent.as_ref().and_then(|p| p.3);
-        let (mut context_nodes, derived) = evidence_of(self.facts, &spec, premise_node);
-        // Every option's own evidence is shown too: an option the excerpt
-        // quotes while the others are absent is given away by word overlap.
-        for c in &spec.candidates {
-            let shown = match c.node {
-                Some(n) if self.facts.node(n).kind == NodeKind::Character => {
-                    witness(self.facts, n, &focus_of(&spec.ask))
-                }
-                n => n,
-            };
-            if let Some(n) = shown.filter(|n| !context_nodes.contains(n)) {
-                context_nodes.push(n);
+        if self.asked.contains(&ask) || !focus_of(&ask).iter().all(|&m| self.shown(m)) {
+            return None;
+        }
+        let draft = self.draft(&ask)?;
+        // A follow-up whose answer is what its parent asked about, or one of
+        // the parent's answers, asks the parent's link again (the order of
+        // two moments excepted: that is why a distractor was wrong, a new fact).
+        if let Some(p) = &parent {
+            let reverse = draft
+                .golds
+                .iter()
+                .any(|c| c.node.is_some_and(|n| p.focus.contains(&n)));
+            if reverse && !matches!(ask, Ask::Order { .. }) {
+                return None;
             }
         }
-        let context = {
-            let (places, frames) = places(self.facts, &context_nodes);
-            self.source.context(&places, &frames)
-        };
+        let premise_node = parent.as_ref().and_then(|p| p.premise_node);
+        let (spec, context, derived) = self.choose(&draft, premise_node)?;
         let written = match self.write_checked(self.writer, tree, &spec, &context.excerpt) {
             Some(w) => w,
             None => {
@@ -76,22 +204,23 @@ impl Builder<'_, '_> {
                 w
             }
         };
+        self.asked.insert(ask.clone());
         self.counts[slot(spec.format)] += 1;
         let id = match &parent {
             None => "n1".to_owned(),
-            Some((pid, ..)) => {
+            Some(p) => {
                 let siblings = nodes
                     .iter()
-                    .filter(|n| n.parent.as_deref() == Some(*pid))
+                    .filter(|n| n.parent.as_deref() == Some(p.id))
                     .count();
-                format!("{pid}.{}", siblings + 1)
+                format!("{}.{}", p.id, siblings + 1)
             }
         };
         let (category, question_type, tags) = describe(self.facts, &spec);
+        let seed = seed_of(self.opts.seed, tree, &id);
         let mut written_opts = written.options.clone();
-        shuffle(&mut written_opts, seed_of(self.opts.seed, tree, &id));
         let (parent_id, trigger, premise) = match parent {
-            Some((p, t, premise, _)) => (Some(p.to_owned()), Some(t), Some(premise)),
+            Some(p) => (Some(p.id.to_owned()), Some(p.trigger), Some(p.premise)),
             None => (None, None, None),
         };
         let mut node = Node {
@@ -125,6 +254,19 @@ impl Builder<'_, '_> {
                     child: None,
                 })
                 .collect();
+            if let Some(view) = surface(&node) {
+                let order = self.balance.arrange(&view, spec.format, seed);
+                written_opts = order.iter().map(|&i| written_opts[i].clone()).collect();
+                let options: Vec<AnswerOption> =
+                    order.iter().map(|&i| node.options[i].clone()).collect();
+                node.options = options;
+                for (k, o) in node.options.iter_mut().enumerate() {
+                    o.label = label_for(k);
+                }
+                if let Some(view) = surface(&node) {
+                    self.balance.record(&view, spec.format);
+                }
+            }
         }
         let at = nodes.len();
         nodes.push(node);
@@ -132,6 +274,9 @@ impl Builder<'_, '_> {
             return Some(id);
         }
         path.push(ask.clone());
+        // What this question settled: its moments and its gold answers.
+        let mut focus = focus_of(&spec.ask);
+        focus.extend(spec.golds().filter_map(|c| c.node));
         if spec.format == Format::Open {
             let gold = written.options.iter().find(|w| w.correct);
             let wrong = written.options.iter().find(|w| !w.correct);
@@ -140,7 +285,8 @@ impl Builder<'_, '_> {
                 (wrong, Trigger::OpenIncorrect),
             ] {
                 let Some(w) = w else { continue };
-                let child = self.follow_up(tree, &id, &spec, w, trigger.clone(), path, nodes);
+                let child =
+                    self.follow_up(tree, &id, &spec, w, trigger.clone(), &focus, path, nodes);
                 if child.is_none() {
                     self.out.leaves_early += 1;
                 }
@@ -154,7 +300,7 @@ impl Builder<'_, '_> {
                 let trigger = Trigger::Option {
                     label: label_for(k),
                 };
-                let child = self.follow_up(tree, &id, &spec, w, trigger, path, nodes);
+                let child = self.follow_up(tree, &id, &spec, w, trigger, &focus, path, nodes);
                 if child.is_none() {
                     self.out.leaves_early += 1;
                 }
@@ -198,20 +344,81 @@ impl Builder<'_, '_> {
         spec: &Spec,
         option: &WrittenOption,
         trigger: Trigger,
+        focus: &[usize],
         path: &mut Vec<Ask>,
         nodes: &mut Vec<Node>,
     ) -> Option<String> {
         let cand = &spec.candidates[option.candidate];
-        for ask in follow_up_asks(self.facts, &spec.ask, cand) {
-            if path.contains(&ask) || ask == spec.ask {
-                continue;
-            }
-            let premise = option.text.clone();
-            let from = (parent, trigger.clone(), premise, cand.node);
-            if let Some(id) = self.node(tree, ask, Some(from), path, nodes) {
+        let from = || Parent {
+            id: parent,
+            trigger: trigger.clone(),
+            premise: option.text.clone(),
+            premise_node: cand.node,
+            focus: focus.to_vec(),
+        };
+        // Of the first few follow-ups that can be asked, the one that keeps
+        // the shortcut readers nearest chance (the most telling among equals):
+        // a cause's gold sits before its target, an effect's after, so the
+        // choice between them keeps position from telling the answer.
+        let mut asks: Vec<(f64, usize, Ask)> = follow_up_asks(self.facts, &spec.ask, cand)
+            .into_iter()
+            .filter(|ask| !path.contains(ask) && *ask != spec.ask)
+            .take(FOLLOW_UPS_WEIGHED)
+            .enumerate()
+            .filter_map(|(rank, ask)| {
+                let cost = self.preview(&ask, &from())?;
+                Some((cost, rank, ask))
+            })
+            .collect();
+        asks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (_, _, ask) in asks {
+            if let Some(id) = self.node(tree, ask, Some(from()), path, nodes) {
                 return Some(id);
             }
         }
         None
     }
+}
+
+/// Follow-ups weighed per option (the most telling first).
+const FOLLOW_UPS_WEIGHED: usize = 5;
+
+/// A node with a provisional wording, to read its surface before choosing.
+fn probe_node(w: &Written, spec: &Spec, context: &Context) -> Node {
+    Node {
+        id: String::new(),
+        depth: 1,
+        parent: None,
+        trigger: None,
+        premise: None,
+        question: w.question.clone(),
+        format: spec.format,
+        options: w
+            .options
+            .iter()
+            .enumerate()
+            .map(|(k, o)| AnswerOption {
+                label: label_for(k),
+                text: o.text.clone(),
+                correct: o.correct,
+                reason: o.reason,
+                child: None,
+            })
+            .collect(),
+        reference: None,
+        open_branches: OpenBranches::default(),
+        category: crate::trees::schema::Category {
+            level1: String::new(),
+            level2: String::new(),
+        },
+        question_type: crate::trees::schema::QuestionType::BasicTom,
+        tags: Default::default(),
+        derived_from: Vec::new(),
+        context: context.clone(),
+    }
+}
+
+/// Whether the best so far is an open question (any pick does: no options to balance).
+fn spec_is_open(best: &Option<(f64, Spec, Context, Vec<String>)>) -> bool {
+    best.as_ref().is_some_and(|b| b.1.format == Format::Open)
 }

@@ -19,6 +19,7 @@
 
 mod anchoring;
 mod assembly;
+mod balance;
 mod context;
 mod options;
 mod order;
@@ -179,8 +180,8 @@ impl Default for Mix {
 pub struct GenerateOptions {
     /// Depth of every tree (the root is depth 1).
     pub depth: u32,
-    /// Most trees per film.
-    pub max_trees: usize,
+    /// Most trees per film; `None`: grows with the film ([`default_max_trees`]).
+    pub max_trees: Option<usize>,
     /// Format mix.
     pub mix: Mix,
     /// Seed of the option-order shuffle.
@@ -195,13 +196,20 @@ impl Default for GenerateOptions {
     fn default() -> GenerateOptions {
         GenerateOptions {
             depth: 3,
-            max_trees: 30,
+            max_trees: None,
             mix: Mix::default(),
             seed: 0,
             single_options: 3,
             multi_options: 4,
         }
     }
+}
+
+/// The number of trees a film of `scenes` scenes gets by default: 30, or
+/// one and a half per scene for a longer film, so a feature film gets trees
+/// from its first act to its last.
+pub fn default_max_trees(scenes: usize) -> usize {
+    (scenes * 3 / 2).max(30)
 }
 
 /// What generation produced.
@@ -244,11 +252,21 @@ pub fn generate_with(
         fallback,
         opts,
         counts: [0; 3],
+        balance: Default::default(),
+        asked: Default::default(),
         out: Generated::default(),
     };
     let film = facts.graph.film.clone();
+    let scenes = facts
+        .graph
+        .nodes
+        .iter()
+        .filter_map(|n| n.scene)
+        .max()
+        .map_or(0, |s| s + 1);
+    let max_trees = opts.max_trees.unwrap_or_else(|| default_max_trees(scenes));
     for (kind, elements) in anchors(facts, analysis) {
-        if gen.out.trees.len() >= opts.max_trees {
+        if gen.out.trees.len() >= max_trees {
             break;
         }
         let root = match kind {
@@ -267,11 +285,11 @@ pub fn generate_with(
             }
         };
         let id = format!("{film}/t{:02}", gen.out.trees.len() + 1);
-        let saved = gen.counts;
+        let saved = (gen.counts, gen.balance.clone(), gen.asked.clone());
         let mut nodes = Vec::new();
         let built = gen.node(&id, root, None, &mut Vec::new(), &mut nodes);
         if built.is_none() || nodes.iter().map(|n| n.depth).max() != Some(opts.depth) {
-            gen.counts = saved;
+            (gen.counts, gen.balance, gen.asked) = saved;
             continue;
         }
         gen.out.trees.push(Tree {

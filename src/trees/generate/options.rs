@@ -1,7 +1,7 @@
 //! What a question offers: the answer format the mix needs most, the gold
-//! answers, and distractors chosen to be plausible (same characters, similar
-//! length and wording, close in time) and wrong in different ways, including
-//! a made-up motive the film does not support.
+//! answers, and a shortlist of distractors that are plausible (same
+//! characters, similar length, close in time) and wrong for a reason the
+//! story proves; the balancer picks among them.
 
 use std::collections::BTreeSet;
 
@@ -10,17 +10,72 @@ use crate::trees::facts::{Ask, Facts, Verdict};
 use crate::trees::schema::{DistractorReason, Format};
 
 use super::assembly::{slot, Builder};
-use super::{focus_of, seed_of, Candidate, Spec};
+use super::{focus_of, Candidate, Spec};
+
+/// A question before its distractors are picked: the format, the gold
+/// answers and the plausible distractors to choose from.
+#[derive(Debug, Clone)]
+pub(super) struct Draft {
+    pub(super) ask: Ask,
+    pub(super) format: Format,
+    pub(super) golds: Vec<Candidate>,
+    /// Most plausible first.
+    pub(super) wrongs: Vec<Candidate>,
+    /// Distractors the question takes.
+    pub(super) want: usize,
+}
+
+/// Distractors considered per question (the most plausible).
+const SHORTLIST: usize = 7;
+
+impl Draft {
+    /// Every way to pick the distractors from the shortlist, the most
+    /// plausible picks first (at most 64).
+    pub(super) fn specs(&self) -> Vec<Spec> {
+        let n = self.wrongs.len().min(SHORTLIST);
+        let mut out = Vec::new();
+        let mut pick = Vec::new();
+        combos(n, self.want, 0, &mut pick, &mut |idx: &[usize]| {
+            if out.len() < 64 {
+                let mut candidates = self.golds.clone();
+                candidates.extend(idx.iter().map(|&i| self.wrongs[i].clone()));
+                out.push(Spec {
+                    ask: self.ask.clone(),
+                    format: self.format,
+                    candidates,
+                });
+            }
+        });
+        out
+    }
+}
+
+/// Calls `f` with every `k`-subset of `0..n`, in lexicographic order.
+fn combos(n: usize, k: usize, from: usize, pick: &mut Vec<usize>, f: &mut impl FnMut(&[usize])) {
+    if pick.len() == k {
+        f(pick);
+        return;
+    }
+    for i in from..n {
+        pick.push(i);
+        combos(n, k, i + 1, pick, f);
+        pick.pop();
+    }
+}
 
 impl Builder<'_, '_> {
     /// The judged answers of `ask` in the format the mix needs most; `None`
-    /// when the graph offers too little to ask it.
-    pub(super) fn spec(&self, ask: &Ask) -> Option<Spec> {
+    /// when the graph offers too little to ask it. Only moments whose
+    /// evidence the film shows are offered.
+    pub(super) fn draft(&self, ask: &Ask) -> Option<Draft> {
         let f = self.facts;
         let pool = f.pool(ask);
         let mut golds = Vec::new();
         let mut wrongs = Vec::new();
         for &i in &pool {
+            if !self.shown(i) {
+                continue;
+            }
             match f.classify(ask, i) {
                 Verdict::Gold => golds.push(i),
                 Verdict::Wrong(r) => wrongs.push((i, r)),
@@ -47,29 +102,19 @@ impl Builder<'_, '_> {
                 _ => (anchor_time.abs_diff(t), g),
             }
         });
-        let mut motives = Vec::new();
-        if let Ask::Cause { target } = ask {
-            if let Some(agent) = f.node(*target).agent.as_deref().and_then(|a| f.index_of(a)) {
-                if let Some(m) = made_up_motive(f, agent, *target) {
-                    motives.push(m);
-                }
-            }
-        }
-        let mut formats = vec![Format::Single, Format::Open];
-        let multi_golds = golds.len().min(2);
-        let multi_ok = match ask {
-            Ask::Participants { .. } => true,
-            Ask::Order { .. } => false,
-            _ => multi_golds >= 2,
+        let k = self.opts.multi_options;
+        let multi_count = match ask {
+            Ask::Order { .. } => None,
+            _ => self
+                .balance
+                .multi_count((1..k).filter(|&c| c <= golds.len() && k - c <= wrongs.len())),
         };
-        if multi_ok && wrongs.len() + motives.len() >= self.opts.multi_options - multi_golds {
+        let mut formats = vec![Format::Single, Format::Open];
+        if multi_count.is_some() {
             formats.push(Format::Multi);
         }
         if matches!(ask, Ask::Order { .. }) {
             formats = vec![Format::Single];
-        }
-        if matches!(ask, Ask::Participants { .. }) && formats.contains(&Format::Multi) {
-            formats.retain(|&x| x != Format::Single);
         }
         let total: usize = self.counts.iter().sum::<usize>() + 1;
         let share = |x: Format| match x {
@@ -88,18 +133,14 @@ impl Builder<'_, '_> {
             .expect("at least one format");
         let (n_gold, n_opts) = match format {
             Format::Single => (1, self.opts.single_options),
-            Format::Multi => match ask {
-                Ask::Participants { .. } => (golds.len().min(3), self.opts.multi_options),
-                _ => (multi_golds, self.opts.multi_options),
-            },
+            Format::Multi => (multi_count.unwrap_or(1), k),
             Format::Open => match ask {
                 Ask::Participants { .. } => (golds.len().min(3), golds.len().min(3) + 1),
                 _ => (1, 2),
             },
         };
-        if matches!(ask, Ask::Order { .. }) {
-            // Two moments: the earlier is gold, the later the distractor.
-        } else if wrongs.len() + motives.len() < n_opts.saturating_sub(n_gold).max(1) {
+        let want = n_opts.saturating_sub(n_gold).max(1);
+        if !matches!(ask, Ask::Order { .. }) && wrongs.len() < want {
             return None;
         }
         let gold_text: Vec<String> = golds[..n_gold]
@@ -107,59 +148,35 @@ impl Builder<'_, '_> {
             .map(|&g| text_of(f, ask, g))
             .collect();
         let gold_len = gold_text.iter().map(|t| t.chars().count()).sum::<usize>() / n_gold;
-        let gold_words = gold_text.iter().map(|t| word_count(t)).sum::<usize>() / n_gold;
         // Plausible first: shares a character with the question, close in
-        // length to the gold (no give-away by length), close in time.
+        // length to the gold, close in time; the balancer then picks among
+        // the shortlist what keeps every surface feature at chance.
         wrongs.sort_by_cached_key(|&(i, _)| {
             let shares = f.people(i).intersection(&people).next().is_some() || people.contains(&i);
-            let text = text_of(f, ask, i);
-            let (len, words) = (text.chars().count(), word_count(&text));
+            let len = text_of(f, ask, i).chars().count();
             (
                 // a character who is in the scene, so the name alone does not tell
                 f.node(i).kind == NodeKind::Character && !cast.contains(&i),
                 !shares,
-                // Distinct words first: with every option's evidence in the
-                // excerpt, an option's word overlap with it is its word count.
-                words.abs_diff(gold_words) / 2,
-                words < gold_words,
-                len.abs_diff(gold_len) / 12,
-                // at equal distance, not shorter than the gold (no "longest is right")
-                len < gold_len,
+                len.abs_diff(gold_len) / 24,
                 f.order(i).abs_diff(anchor_time),
                 i,
             )
         });
-        let want = n_opts.saturating_sub(n_gold).max(1);
-        let mut picked: Vec<Candidate> = Vec::new();
+        // One of each reason first, so distractors are wrong in different ways.
+        let mut ordered: Vec<(usize, DistractorReason)> = Vec::new();
         let mut reasons = BTreeSet::new();
-        let as_cand = |(i, r): (usize, DistractorReason)| Candidate {
-            node: Some(i),
-            character: None,
-            text: text_of(f, ask, i),
-            verdict: Verdict::Wrong(r),
-        };
-        // The most plausible first, then a made-up motive where there is one,
-        // then one of each other reason, so distractors are wrong in different ways.
-        if let Some(&(i, r)) = wrongs.first() {
-            picked.push(as_cand((i, r)));
-            reasons.insert(r);
-        }
-        for m in motives {
-            if picked.len() < want && reasons.insert(DistractorReason::UnsupportedMotive) {
-                picked.push(m);
-            }
-        }
         for &(i, r) in &wrongs {
-            if picked.len() < want && reasons.insert(r) {
-                picked.push(as_cand((i, r)));
+            if reasons.insert(r) {
+                ordered.push((i, r));
             }
         }
-        for &(i, r) in &wrongs {
-            if picked.len() < want && !picked.iter().any(|c| c.node == Some(i)) {
-                picked.push(as_cand((i, r)));
+        for &w in &wrongs {
+            if !ordered.contains(&w) {
+                ordered.push(w);
             }
         }
-        let mut candidates: Vec<Candidate> = golds[..n_gold]
+        let golds: Vec<Candidate> = golds[..n_gold]
             .iter()
             .zip(gold_text)
             .map(|(&g, text)| Candidate {
@@ -169,40 +186,52 @@ impl Builder<'_, '_> {
                 verdict: Verdict::Gold,
             })
             .collect();
-        candidates.extend(picked);
-        let mut seen = BTreeSet::new();
-        if !candidates
-            .iter()
-            .all(|c| seen.insert(c.text.trim().to_lowercase()))
-        {
+        let mut seen: BTreeSet<String> =
+            golds.iter().map(|c| c.text.trim().to_lowercase()).collect();
+        if seen.len() != golds.len() {
             return None;
         }
-        Some(Spec {
+        let wrongs: Vec<Candidate> = ordered
+            .into_iter()
+            .map(|(i, r)| Candidate {
+                node: Some(i),
+                character: None,
+                text: text_of(f, ask, i),
+                verdict: Verdict::Wrong(r),
+            })
+            .filter(|c| seen.insert(c.text.trim().to_lowercase()))
+            .collect();
+        if wrongs.len() < want {
+            return None;
+        }
+        Some(Draft {
             ask: ask.clone(),
             format,
-            candidates,
+            golds,
+            wrongs,
+            want,
         })
     }
 }
 
 /// The text of a node as an option: a character's name, a moment's gloss.
 fn text_of(f: &Facts<'_>, ask: &Ask, i: usize) -> String {
-    if matches!(ask, Ask::MindBefore { .. }) && f.node(i).kind == NodeKind::MentalState {
-        f.content(i)
-    } else if f.node(i).kind == NodeKind::Character {
+    if let Ask::MindBefore { character, .. } = ask {
+        if f.node(i).kind == NodeKind::MentalState {
+            // A sentence with its subject: the asked character, whoever
+            // really holds the state ("Quinton suspects …" for Teo's
+            // suspicion is the distractor).
+            return match f.without_holder(i) {
+                Some(rest) => format!("{} {rest}", f.first_name(*character)),
+                None => f.content(i),
+            };
+        }
+    }
+    if f.node(i).kind == NodeKind::Character {
         f.name(i).to_owned()
     } else {
         f.gloss(i)
     }
-}
-
-/// Distinct lowercase words of a text (what a word-overlap reader counts).
-fn word_count(text: &str) -> usize {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect::<BTreeSet<_>>()
-        .len()
 }
 
 /// The characters of the scenes of these moments.
@@ -214,32 +243,4 @@ fn cast_of(f: &Facts<'_>, focus: &[usize]) -> BTreeSet<usize> {
         .flat_map(|&m| f.people(m))
         .copied()
         .collect()
-}
-
-/// A motive the film does not support, for a made-up distractor.
-fn made_up_motive(f: &Facts<'_>, agent: usize, target: usize) -> Option<Candidate> {
-    let name = f.first_name(agent);
-    let other = f
-        .characters
-        .iter()
-        .copied()
-        .find(|&c| c != agent && f.people(target).contains(&c))
-        .or_else(|| f.characters.iter().copied().find(|&c| c != agent))?;
-    let other = f.first_name(other);
-    let templates = [
-        format!("{name} wanted revenge on {other} for an old insult"),
-        format!("{name} was trying to impress {other}"),
-        format!("{name} was paid by a stranger to do it"),
-        format!("{name} wanted to leave town for good"),
-    ];
-    let k = (seed_of(0, &f.node(target).id, "motive") % templates.len() as u64) as usize;
-    (0..templates.len())
-        .map(|j| &templates[(k + j) % templates.len()])
-        .find(|t| !f.motive_supported(agent, t))
-        .map(|t| Candidate {
-            node: None,
-            character: Some(agent),
-            text: t.clone(),
-            verdict: Verdict::Wrong(DistractorReason::UnsupportedMotive),
-        })
 }

@@ -103,7 +103,6 @@ impl Stage {
 
 /// The trees settings of `moviegraph run`: those of `trees generate` by default.
 const TREES_DEPTH: u32 = 3;
-const TREES_MAX: usize = 30;
 const TREES_MIX: &str = "0.45,0.38,0.17";
 const TREES_SEED: u64 = 0;
 

@@ -8,7 +8,7 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> Result<()> {
     let mix = parse_mix(TREES_MIX)?;
     let opts = GenerateOptions {
         depth: TREES_DEPTH,
-        max_trees: TREES_MAX,
+        max_trees: None,
         mix,
         seed: TREES_SEED,
         ..GenerateOptions::default()
@@ -23,8 +23,12 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> Result<()> {
     inputs.insert(
         "settings".to_owned(),
         format!(
-            "generator {writer_id}; depth {}; max trees {}; mix {TREES_MIX}; seed {}; {} single / {} multi options",
-            opts.depth, opts.max_trees, opts.seed, opts.single_options, opts.multi_options
+            "generator {writer_id} (balanced v2); depth {}; max trees {}; mix {TREES_MIX}; seed {}; {} single / {} multi options",
+            opts.depth,
+            opts.max_trees.map_or("by film length".to_owned(), |n| n.to_string()),
+            opts.seed,
+            opts.single_options,
+            opts.multi_options
         ),
     );
     let (fp, plan) = film.plan(Stage::Trees, &inputs, std::slice::from_ref(&path))?;
