@@ -2,7 +2,8 @@
 //!
 //! The tree model ([`schema`]), its JSONL exchange form ([`jsonl`]) and
 //! validation ([`validate`]), the first line saying how a file's trees were
-//! made ([`provenance`]); generation ([`generate`]) judges every answer
+//! made ([`provenance`]); generation ([`generate`], from the film's [`source`]
+//! and only what the film contains: [`in_film`]) judges every answer
 //! against the graph ([`facts`]) and has it worded by a [`generate::QuestionWriter`]:
 //! the offline [`rules`] templates, or a model ([`model`]: schema, prompt and
 //! the parser of its output; the transport lives in the model layer).
@@ -10,6 +11,7 @@
 
 pub mod facts;
 pub mod generate;
+pub mod in_film;
 pub mod jsonl;
 pub mod model;
 pub mod provenance;

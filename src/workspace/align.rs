@@ -150,6 +150,17 @@ pub fn film_blocks(
     film: &FilmFolder,
     keyframes: Option<&Path>,
 ) -> Result<(Screenplay, Vec<Block>, BlocksSource)> {
+    let (play, alignment, source) = film_alignment(store, film, keyframes)?;
+    Ok((play, alignment.blocks, source))
+}
+
+/// As [`film_blocks`], with the whole alignment: its blocks and its summary
+/// (the verdict and coverage a trees file records).
+pub fn film_alignment(
+    store: &Store,
+    film: &FilmFolder,
+    keyframes: Option<&Path>,
+) -> Result<(Screenplay, Alignment, BlocksSource)> {
     let subs_path = film.require_subtitles()?;
     let script = film.script();
     let play = screenplay::parse_file(script, None)
@@ -169,13 +180,10 @@ pub fn film_blocks(
         Some(id) => store.load_alignment(id)?,
         None => None,
     };
-    let why = match &stored {
+    let why = match stored {
         None => "no stored alignment",
         Some(s) if !same_inputs(&s.sources, &sources) => "the stored alignment is stale",
-        Some(s) => {
-            let blocks = s.alignment.blocks.clone();
-            return Ok((play, blocks, BlocksSource::Stored));
-        }
+        Some(s) => return Ok((play, s.alignment, BlocksSource::Stored)),
     };
     let subs = subtitles::parse_file(subs_path, None)
         .with_context(|| format!("reading {}", subs_path.display()))?;
@@ -193,7 +201,7 @@ pub fn film_blocks(
     )?;
     Ok((
         aligned.inputs.play,
-        aligned.alignment.blocks,
+        aligned.alignment,
         BlocksSource::Aligned(why),
     ))
 }

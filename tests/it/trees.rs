@@ -90,8 +90,9 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
         .map(|n| n.category.level1.as_str())
         .collect();
     assert!(categories.len() >= 4, "{categories:?}");
-    // Every option of a choice node above the last level leads somewhere,
-    // distractors included (phase 2 asks them as counterfactuals).
+    // Nearly every option of a choice node above the last level leads somewhere,
+    // distractors included (phase 2 asks them as counterfactuals); follow-ups about
+    // scene 7, which the film cut, are not asked (176 of 198 when it was written).
     let (mut with, mut total) = (0, 0);
     for n in trees.iter().flat_map(|t| &t.nodes).filter(|n| n.depth < 3) {
         for o in &n.options {
@@ -100,7 +101,7 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
         }
     }
     assert!(
-        with * 10 >= total * 9,
+        with * 100 >= total * 85,
         "{with} of {total} options have a follow-up"
     );
 }
@@ -134,14 +135,17 @@ fn gold_answers_follow_the_story() {
             gold(n)
         );
     }
-    // Hollis's threat sets Quinton's plan in motion: he tells June about Hollis.
-    let threat = find(&trees, "What did this lead to: Hollis threatens Quinton");
-    assert!(!threat.is_empty());
-    for n in threat {
+    // Hollis's threat leads Quinton to tell June about Hollis — in scene 7,
+    // which the film cut (it has no subtitles): no question asks it, no option names it.
+    for n in trees.iter().flat_map(|t| &t.nodes) {
         assert!(
-            gold(n).iter().any(|g| g.contains("Quinton tells June")),
-            "{:?}",
-            gold(n)
+            !gold(n).iter().any(|g| g.contains("Quinton tells June"))
+                && !n
+                    .options
+                    .iter()
+                    .any(|o| o.text.contains("Quinton tells June")),
+            "{}",
+            n.question
         );
     }
     // Who feels bitter about the boat and the shop: Mara.
@@ -251,9 +255,10 @@ fn stats_and_import_read_the_committed_file() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The same trees; the first line now records the import (tests/it/provenance.rs).
     assert_eq!(
-        std::fs::read(dir.path().join("the-second-key.jsonl")).unwrap(),
-        std::fs::read(&path).unwrap()
+        read_trees(&dir.path().join("the-second-key.jsonl")).unwrap(),
+        read_trees(&path).unwrap()
     );
 }
 
