@@ -53,6 +53,7 @@ use super::{emit, Outcome};
 /// Examples:
 ///   moviegraph run screenplays/the-second-key
 ///   moviegraph run films/* --jobs 4 --store corpus.db
+///   moviegraph run films/early-draft --text-only    # script-only trees, said so
 ///   moviegraph run screenplays/the-second-key --config moviegraph.toml \
 ///       --subject gpt-4o --subject lexical --max-cost 5
 #[derive(Debug, Args)]
