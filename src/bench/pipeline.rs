@@ -244,6 +244,7 @@ pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<()> {
         seed: 0,
         bootstrap: a.bootstrap,
         until: Stage::Report,
+        text_only: false,
     };
     let sample_p = pipeline("sample");
     let corpus_p = pipeline("corpus");

@@ -40,6 +40,11 @@ use super::{emit, Outcome};
 /// OUT/reports/<film>/report.{html,json,csv}; everything else (alignment,
 /// graph build, eval answers, stage fingerprints) goes into the store.
 ///
+/// Questions come only from scenes the film contains (a timed subtitle cue).
+/// A film whose script does not match its subtitles (alignment verdict
+/// mismatch) stops after align with exit 1, naming the verdict; --text-only
+/// builds script-only trees instead, and the trees file and the report say so.
+///
 /// Each stage's inputs and settings are fingerprinted in the store: a rerun
 /// skips what is current, resumes a stage that was cut off (graph block by
 /// block, eval answer by answer), and redoes what changed and every stage
@@ -48,6 +53,7 @@ use super::{emit, Outcome};
 /// Examples:
 ///   moviegraph run screenplays/the-second-key
 ///   moviegraph run films/* --jobs 4 --store corpus.db
+///   moviegraph run films/early-draft --text-only    # script-only trees, said so
 ///   moviegraph run screenplays/the-second-key --config moviegraph.toml \
 ///       --subject gpt-4o --subject lexical --max-cost 5
 #[derive(Debug, Args)]
@@ -84,6 +90,14 @@ pub struct RunArgs {
     /// Stop after this stage.
     #[arg(long, value_enum, default_value_t = Stage::Report)]
     until: Stage,
+    /// Build script-only trees. Without it, questions come only from scenes
+    /// the film contains (a timed subtitle cue; cut scenes are left out), and
+    /// a film whose script does not match its subtitles (alignment verdict
+    /// mismatch: another draft, or the wrong subtitles) stops after align with
+    /// exit 1. With it, every scene of the script is a source and a mismatch
+    /// goes on; the trees file and the report record text_only.
+    #[arg(long)]
+    text_only: bool,
     #[command(flatten)]
     wait: super::WaitArgs,
 }
@@ -110,6 +124,7 @@ impl RunArgs {
             seed: self.seed,
             bootstrap: self.bootstrap,
             until: self.until,
+            text_only: self.text_only,
         })
     }
 }
@@ -142,6 +157,11 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let elapsed = started.elapsed();
     let (text, outcome, failed) = summary(&args.film_dirs, &p, &results, elapsed);
     emit(&text)?;
+    for o in results.iter().flatten().filter(|o| o.mismatch) {
+        if let Some((_, why)) = &o.stopped {
+            eprintln!("error: {why}");
+        }
+    }
     if failed > 0 {
         for (dir, r) in args.film_dirs.iter().zip(&results) {
             if let Err(e) = r {
@@ -173,7 +193,7 @@ fn summary(
                     trees += t;
                     questions += q;
                 }
-                if o.invalid_trees > 0 {
+                if o.invalid_trees > 0 || o.mismatch {
                     outcome = Outcome::CheckFailed;
                 }
                 if let Some(r) = &o.report {
@@ -228,6 +248,15 @@ fn summary(
             "  moviegraph graph review {}{store_flag}    decide escalated candidates yourself",
             dir.display()
         );
+    }
+    for (dir, o) in dirs.iter().zip(results) {
+        if o.as_ref().is_ok_and(|o| o.mismatch) {
+            let _ = writeln!(
+                out,
+                "  moviegraph run {} --text-only    script-only trees from a script that is not the film's (recorded as such)",
+                dir.display()
+            );
+        }
     }
     if !runs.is_empty() {
         let _ = writeln!(

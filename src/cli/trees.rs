@@ -9,16 +9,17 @@ use clap::{Args, Subcommand};
 use moviegraph::llm::{BlockingModel, Role};
 use moviegraph::store::Store;
 use moviegraph::trees::generate::GenerateOptions;
-use moviegraph::trees::jsonl::{read_trees, save_trees};
+use moviegraph::trees::jsonl::{read_tree_file, read_trees, save_trees_with, TreeFile};
+use moviegraph::trees::provenance::Provenance;
 use moviegraph::trees::schema::Tree;
 use moviegraph::trees::stats::{render, stats};
 use moviegraph::trees::validate::{is_valid, validate};
-use moviegraph::workspace::align::film_blocks;
+use moviegraph::workspace::align::film_alignment;
 use moviegraph::workspace::cast::{model_role, open_llm};
 use moviegraph::workspace::film::FilmFolder;
-use moviegraph::workspace::graph::load_graph;
+use moviegraph::workspace::graph::load_graph_with_settings;
 use moviegraph::workspace::lock::WriterLock;
-use moviegraph::workspace::trees::{generate_trees, parse_mix};
+use moviegraph::workspace::trees::{generate_trees, mismatch_stop, parse_mix, TreesInput};
 
 use super::models::ModelFlags;
 use super::{emit, Outcome};
@@ -30,7 +31,11 @@ use super::{emit, Outcome};
 pub enum TreesCommand {
     /// Build one tree per anchor (long causal chains and pivotal mental
     /// states of the verified graph, spread over the film) and write
-    /// trees/<film>.jsonl. Invalid trees are reported and left out (exit 1).
+    /// trees/<film>.jsonl, its first line saying how the trees were made.
+    /// Only scenes the film contains (a timed subtitle cue) give contexts
+    /// unless --text-only; a film whose script does not match its subtitles
+    /// (alignment verdict mismatch) gets no trees unless --text-only (exit 1).
+    /// Invalid trees are reported and left out (exit 1).
     Generate(GenerateArgs),
     /// Check tree files: one correct option for single choice, ≥1 for
     /// multiple, a reference for open, triggers that exist, consistent
@@ -41,7 +46,8 @@ pub enum TreesCommand {
     /// answer positions and option-length balance.
     Stats(StatsArgs),
     /// Validate a tree file written by hand or another tool and store it as
-    /// trees/<film>.jsonl (refused, exit 1, if any tree is invalid).
+    /// trees/<film>.jsonl (refused, exit 1, if any tree is invalid), its first
+    /// line recording the import (and the file's own metadata line, if any).
     Import(ImportArgs),
     /// Measure whether answering takes understanding: shortcut readers that
     /// never read for meaning (options only, no context, surface features of
@@ -89,6 +95,13 @@ pub struct GenerateArgs {
     /// Output folder.
     #[arg(long, default_value = "trees")]
     out: PathBuf,
+    /// Build script-only trees: contexts may come from scenes the film does
+    /// not contain (no timed subtitle cue: cut scenes), and a script whose
+    /// alignment verdict is mismatch (not the film's script) is no obstacle.
+    /// Without it such questions are not generated and a mismatch stops with
+    /// exit 1. The trees file records text_only either way.
+    #[arg(long)]
+    text_only: bool,
     #[command(flatten)]
     wait: super::WaitArgs,
 }
@@ -143,9 +156,13 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     // Generation may re-align the film (a stale alignment), which writes the store.
     let _lock = WriterLock::acquire(&store_path, "moviegraph trees generate", a.wait.mode())?;
     let store = Store::open(&store_path)?;
-    let graph = load_graph(&store, &slug, a.graph.as_deref())?;
     // The blocks come from the store's alignment when it is current (as for `graph build`).
-    let (play, blocks, _) = film_blocks(&store, &folder, a.keyframes.as_deref())?;
+    let (play, alignment, _) = film_alignment(&store, &folder, a.keyframes.as_deref())?;
+    if let Some(why) = mismatch_stop(&slug, &alignment.summary, a.text_only) {
+        eprintln!("{why}");
+        return Ok(Outcome::CheckFailed);
+    }
+    let (graph, settings) = load_graph_with_settings(&store, &slug, a.graph.as_deref())?;
     let opts = GenerateOptions {
         depth: a.depth,
         max_trees: a.max_trees,
@@ -170,7 +187,15 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
         }
         None => None,
     };
-    let out = generate_trees(&graph, &play, &blocks, model, &opts)?;
+    let input = TreesInput {
+        graph: &graph,
+        graph_settings: settings.as_ref(),
+        play: &play,
+        alignment: &alignment,
+        film_dir: Some(&a.film_dir),
+        text_only: a.text_only,
+    };
+    let out = generate_trees(&input, model, &opts)?;
     let mut report = String::new();
     if let Some(name) = &model_name {
         let replaced = out.rejected.iter().filter(|r| r.replaced).count();
@@ -192,18 +217,30 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
         let _ = writeln!(report, "{p}");
     }
     let path = a.out.join(format!("{slug}.jsonl"));
-    save_trees(&path, &out.trees)?;
+    save_trees_with(&path, Some(&out.provenance), &out.trees)?;
     let _ = writeln!(
         report,
-        "wrote {} ({} trees, {} questions; generator {}); {} questions not worded or rejected, {} options without a follow-up above depth {}, {} invalid trees left out",
+        "wrote {} ({} trees, {} questions; generator {}{}); {} questions not asked (not in the film: no timed subtitle cue), {} not worded or rejected, {} options without a follow-up above depth {}, {} invalid trees left out",
         path.display(),
         out.trees.len(),
         out.questions(),
         out.writer,
+        if a.text_only {
+            "; text-only: script-only trees, scenes the film may not contain included"
+        } else {
+            ""
+        },
+        out.not_in_film,
         out.rejected.len(),
         out.leaves_early,
         a.depth,
         out.invalid
+    );
+    let _ = writeln!(
+        report,
+        "{} (moviegraph trees audit {} for the table)",
+        out.audit.summary(),
+        path.display()
     );
     emit(&report)?;
     Ok(if out.invalid == 0 {
@@ -268,7 +305,7 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<Outcome> {
 }
 
 fn import_cmd(a: ImportArgs) -> anyhow::Result<Outcome> {
-    let trees = read_trees(&a.file)?;
+    let TreeFile { provenance, trees } = read_tree_file(&a.file)?;
     let mut out = String::new();
     if check(&a.file, &trees, &mut out) > 0 {
         out.push_str("not imported: fix the invalid trees first\n");
@@ -287,7 +324,7 @@ fn import_cmd(a: ImportArgs) -> anyhow::Result<Outcome> {
         );
     }
     let path = a.out.join(format!("{film}.jsonl"));
-    save_trees(&path, &trees)?;
+    save_trees_with(&path, Some(&Provenance::import(&trees, provenance)), &trees)?;
     let _ = writeln!(
         out,
         "imported {} trees into {}",

@@ -271,17 +271,18 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
     );
     out.push_str(
         "<table>\n<tr><th>run</th><th>subject</th><th>open answers</th><th>keyframes</th>\
-         <th>trees</th><th>answers</th><th>unparseable</th><th>resamples</th></tr>\n",
+         <th>films</th><th>trees</th><th>answers</th><th>unparseable</th><th>resamples</th></tr>\n",
     );
     for m in runs {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}/{}</td>\
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}/{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             escape(&m.run),
             escape(&m.subject),
             escape(&m.judge),
-            if m.text_only { "withheld" } else { "shown" },
+            escape(&m.keyframes_label()),
+            escape(&m.films.join(", ")),
             m.trees_answered,
             m.trees,
             m.answers,
@@ -289,7 +290,9 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
             m.resamples
         );
     }
-    out.push_str("</table>\n<p class=\"note\">Bars and bands show 95% cluster-bootstrap intervals over trees (docs/evaluation.md).</p>\n");
+    out.push_str("</table>\n");
+    provenance(&mut out, runs);
+    out.push_str("<p class=\"note\">Bars and bands show 95% cluster-bootstrap intervals over trees (docs/evaluation.md).</p>\n");
 
     let depth = keys(runs, "depth");
     section(
@@ -482,6 +485,40 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
     }
     out.push_str("</table>\n</body>\n</html>\n");
     Ok(out)
+}
+
+/// How each run's trees were made (one row per trees file; rows a run shares
+/// with the run above are not repeated).
+fn provenance(out: &mut String, runs: &[RunMetrics]) {
+    let mut rows: Vec<(&str, &str, String)> = Vec::new();
+    for m in runs {
+        for made in &m.made {
+            if !rows
+                .iter()
+                .any(|r| r.0 == made.file.as_str() && r.1 == made.summary.as_str())
+            {
+                let audit = made
+                    .audit
+                    .as_ref()
+                    .map_or_else(|| "not measured".to_owned(), |a| a.summary());
+                rows.push((&made.file, &made.summary, audit));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<h2>How the trees were made</h2>\n<p>A score is only worth its distance above the strongest shortcut reader: <code>moviegraph trees audit FILE</code> prints the full validity audit.</p>\n<table>\n<tr><th>trees file</th><th>provenance</th><th>validity audit</th></tr>\n");
+    for (file, summary, audit) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(file),
+            escape(summary),
+            escape(&audit)
+        );
+    }
+    out.push_str("</table>\n");
 }
 
 fn section(out: &mut String, title: &str, svg: &str) {

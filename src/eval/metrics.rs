@@ -20,6 +20,7 @@ use serde::Serialize;
 use super::parse::Parsed;
 use super::protocol::{display_order, Display, LoadedRun};
 use super::score::NO_JUDGE_LABEL;
+use crate::trees::provenance::Provenance;
 use crate::trees::schema::{Format, Node, QuestionType};
 use crate::util::rng::SplitMix64;
 
@@ -85,6 +86,20 @@ pub struct Dependency {
     pub full_error: usize,
 }
 
+/// How the trees of one of a run's files were made, as a report states it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TreesMade {
+    /// The trees file, as the run recorded it.
+    pub file: String,
+    /// Its metadata line, when it has one (and still holds the run's trees).
+    pub provenance: Option<Provenance>,
+    /// The provenance in one line, or why it is unknown.
+    pub summary: String,
+    /// The validity audit of the file's trees (`None` when it cannot be
+    /// read), so a score is read against the strongest shortcut.
+    pub audit: Option<crate::trees::audit::Audit>,
+}
+
 /// Everything a report shows about one run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunMetrics {
@@ -96,6 +111,14 @@ pub struct RunMetrics {
     pub judge: String,
     /// Keyframes withheld.
     pub text_only: bool,
+    /// Answers to questions that carried at least one keyframe (0 when
+    /// `text_only`): the truth behind "keyframes shown".
+    pub keyframes_shown: usize,
+    /// The films of the run's trees, sorted.
+    pub films: Vec<String>,
+    /// How the run's trees were made, per trees file (filled from the files'
+    /// metadata lines by the report's caller; empty when not looked up).
+    pub made: Vec<TreesMade>,
     /// Trees in the run.
     pub trees: usize,
     /// Trees with at least one answer.
@@ -254,6 +277,7 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
     let mut distractors: BTreeMap<String, usize> = BTreeMap::new();
     let mut unparseable = 0;
     let mut answers_total = 0;
+    let mut keyframes_shown = 0;
     let mut trees_answered = 0;
     let unparseable_json = serde_json::to_string(&Parsed::Unparseable).unwrap_or_default();
 
@@ -291,6 +315,9 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
                 continue;
             };
             answers_total += 1;
+            if !run.text_only && !node.context.keyframes.is_empty() {
+                keyframes_shown += 1;
+            }
             let (c, s) = (answer.correct, answer.score);
             add(cell(CellKey::All), c, s);
             add(cell(CellKey::Phase(answer.phase)), c, s);
@@ -491,6 +518,14 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
             .as_ref()
             .map_or_else(|| NO_JUDGE_LABEL.to_string(), |j| format!("judge: {j}")),
         text_only: run.text_only,
+        keyframes_shown,
+        films: {
+            let mut films: Vec<String> = loaded.trees.iter().map(|t| t.film.clone()).collect();
+            films.sort();
+            films.dedup();
+            films
+        },
+        made: Vec::new(),
         trees: loaded.trees.len(),
         trees_answered,
         questions: loaded.trees.iter().map(|t| t.nodes.len()).sum(),
@@ -555,6 +590,22 @@ pub fn percentile(values: &[f64], q: f64) -> f64 {
 }
 
 impl RunMetrics {
+    /// Whether keyframes were shown, as the run's answers say: withheld
+    /// (text-only), none (no asked question carried one: a film without
+    /// keyframes), or shown, with how many answers' questions carried them.
+    pub fn keyframes_label(&self) -> String {
+        if self.text_only {
+            "withheld (text-only)".into()
+        } else if self.keyframes_shown == 0 {
+            "none (no asked question carried a keyframe)".into()
+        } else {
+            format!(
+                "shown with {} of {} answers",
+                self.keyframes_shown, self.answers
+            )
+        }
+    }
+
     /// The figure of `section`/`key`, if the run has it.
     pub fn figure(&self, section: &str, key: &str) -> Option<&Figure> {
         self.figures

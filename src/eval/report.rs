@@ -64,11 +64,16 @@ pub fn table(runs: &[RunMetrics]) -> String {
     for run in runs {
         let _ = writeln!(
             out,
-            "run {}: subject {}, {}, keyframes {}, trees {} ({} answered), questions {}, answers {}, unparseable {}, bootstrap {} resamples (95% CI)",
+            "run {}: subject {}, {}, keyframes {}, films {}, trees {} ({} answered), questions {}, answers {}, unparseable {}, bootstrap {} resamples (95% CI)",
             run.run,
             run.subject,
             run.judge,
-            if run.text_only { "withheld (text-only)" } else { "shown" },
+            run.keyframes_label(),
+            if run.films.is_empty() {
+                "none".to_owned()
+            } else {
+                run.films.join(", ")
+            },
             run.trees,
             run.trees_answered,
             run.questions,
@@ -76,6 +81,12 @@ pub fn table(runs: &[RunMetrics]) -> String {
             run.unparseable,
             run.resamples
         );
+        for made in &run.made {
+            let _ = writeln!(out, "  trees {}: {}", made.file, made.summary);
+            if let Some(audit) = &made.audit {
+                let _ = writeln!(out, "    {}", audit.summary());
+            }
+        }
     }
     out.push('\n');
     // Rows in first-seen order across runs, which is the sections' order for each run.

@@ -1,7 +1,9 @@
 //! Hierarchical question trees derived from the verified graph (DESIGN.md §3).
 //!
 //! The tree model ([`schema`]), its JSONL exchange form ([`jsonl`]) and
-//! validation ([`validate`]); generation ([`generate`]) judges every answer
+//! validation ([`validate`]), the first line saying how a file's trees were
+//! made ([`provenance`]); generation ([`generate`], from the film's [`source`]
+//! and only what the film contains: [`in_film`]) judges every answer
 //! against the graph ([`facts`]) and has it worded by a [`generate::QuestionWriter`]:
 //! the offline [`rules`] templates, or a model ([`model`]: schema, prompt and
 //! the parser of its output; the transport lives in the model layer).
@@ -10,8 +12,10 @@
 pub mod audit;
 pub mod facts;
 pub mod generate;
+pub mod in_film;
 pub mod jsonl;
 pub mod model;
+pub mod provenance;
 pub mod rules;
 pub mod schema;
 pub mod source;

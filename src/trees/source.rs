@@ -31,10 +31,14 @@ pub struct Source {
 const WINDOW: usize = 2;
 
 impl Source {
-    /// The film's screenplay cut into its aligned blocks.
-    pub fn from_play(play: &Screenplay, blocks: &[Block]) -> Source {
+    /// The film's screenplay cut into its aligned blocks. Only what the film
+    /// contains is shown: a block with no timed subtitle cue (`start_ms` is
+    /// `None`: a cut scene, or a script that is not the film's) is left out,
+    /// so no context can be cut from it — unless `text_only`, where the
+    /// script alone is the source and every block is kept.
+    pub fn from_play(play: &Screenplay, blocks: &[Block], text_only: bool) -> Source {
         let mut out = Source::default();
-        for block in blocks {
+        for block in blocks.iter().filter(|b| text_only || b.start_ms.is_some()) {
             let [first, last] = block.elements;
             let mut sb = SourceBlock::default();
             for i in first..=last.min(play.elements.len().saturating_sub(1)) {

@@ -150,7 +150,8 @@ pub fn film_blocks(
     film: &FilmFolder,
     keyframes: Option<&Path>,
 ) -> Result<(Screenplay, Vec<Block>, BlocksSource)> {
-    blocks_of(Some(store), true, film, keyframes)
+    let (play, alignment, source) = film_alignment(store, film, keyframes)?;
+    Ok((play, alignment.blocks, source))
 }
 
 /// The blocks of a film without writing anything: the stored alignment when
@@ -161,15 +162,26 @@ pub fn film_blocks_read_only(
     film: &FilmFolder,
     keyframes: Option<&Path>,
 ) -> Result<(Screenplay, Vec<Block>, BlocksSource)> {
-    blocks_of(store, false, film, keyframes)
+    let (play, alignment, source) = alignment_of(store, false, film, keyframes)?;
+    Ok((play, alignment.blocks, source))
 }
 
-fn blocks_of(
+/// As [`film_blocks`], with the whole alignment: its blocks and its summary
+/// (the verdict and coverage a trees file records).
+pub fn film_alignment(
+    store: &Store,
+    film: &FilmFolder,
+    keyframes: Option<&Path>,
+) -> Result<(Screenplay, Alignment, BlocksSource)> {
+    alignment_of(Some(store), true, film, keyframes)
+}
+
+fn alignment_of(
     store: Option<&Store>,
     save: bool,
     film: &FilmFolder,
     keyframes: Option<&Path>,
-) -> Result<(Screenplay, Vec<Block>, BlocksSource)> {
+) -> Result<(Screenplay, Alignment, BlocksSource)> {
     let subs_path = film.require_subtitles()?;
     let script = film.script();
     let play = screenplay::parse_file(script, None)
@@ -192,13 +204,10 @@ fn blocks_of(
         },
         None => None,
     };
-    let why = match &stored {
+    let why = match stored {
         None => "no stored alignment",
         Some(s) if !same_inputs(&s.sources, &sources) => "the stored alignment is stale",
-        Some(s) => {
-            let blocks = s.alignment.blocks.clone();
-            return Ok((play, blocks, BlocksSource::Stored));
-        }
+        Some(s) => return Ok((play, s.alignment, BlocksSource::Stored)),
     };
     let subs = subtitles::parse_file(subs_path, None)
         .with_context(|| format!("reading {}", subs_path.display()))?;
@@ -216,7 +225,7 @@ fn blocks_of(
     )?;
     Ok((
         aligned.inputs.play,
-        aligned.alignment.blocks,
+        aligned.alignment,
         BlocksSource::Aligned(why),
     ))
 }

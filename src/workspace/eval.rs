@@ -6,14 +6,15 @@
 use std::path::PathBuf;
 
 use crate::eval::html;
-use crate::eval::metrics::{compute, rotation_figures, BootstrapSettings, RunMetrics};
+use crate::eval::metrics::{compute, rotation_figures, BootstrapSettings, RunMetrics, TreesMade};
 use crate::eval::model::{ModelJudge, ModelSubject};
 use crate::eval::protocol::{load_run, rotation_displays, Display, LoadedRun};
 use crate::eval::report as eval_report;
 use crate::eval::subject::{baseline, Subject};
 use crate::llm::{Llm, Role};
 use crate::store::Store;
-use crate::trees::jsonl::read_trees;
+use crate::trees::jsonl::{read_tree_file, read_trees, TreeFile};
+use crate::trees::provenance::UNKNOWN;
 use crate::trees::schema::Tree;
 use crate::trees::validate::{is_valid, validate};
 use crate::util::hash::fnv1a;
@@ -140,6 +141,7 @@ pub fn run_metrics(
     for id in ids {
         let loaded = load_run(store, id)?;
         let mut m = compute(&loaded, settings);
+        m.made = trees_made(&loaded);
         if let Some(annotator) = store.eval_run_annotator(id)? {
             m.subject = format!("{} ({annotator})", m.subject);
             humans.push((loaded.clone(), annotator));
@@ -160,6 +162,70 @@ pub fn run_metrics(
         metrics.push(m);
     }
     Ok(StoredMetrics { metrics, humans })
+}
+
+/// The trees files a run was asked from: its recorded source, one path, or
+/// several separated by spaces.
+fn source_files(source: &str) -> Vec<PathBuf> {
+    if source.is_empty() {
+        Vec::new()
+    } else if std::path::Path::new(source).is_file() {
+        vec![PathBuf::from(source)]
+    } else {
+        source.split_whitespace().map(PathBuf::from).collect()
+    }
+}
+
+/// How the trees of a run were made, per trees file, from the files' metadata
+/// lines: unknown when a file is gone, no longer holds the run's trees, or
+/// has no metadata line.
+pub fn trees_made(loaded: &LoadedRun) -> Vec<TreesMade> {
+    let asked: std::collections::HashMap<&str, &Tree> =
+        loaded.trees.iter().map(|t| (t.id.as_str(), t)).collect();
+    let same = |t: &Tree| asked.get(t.id.as_str()).is_some_and(|a| *a == t);
+    source_files(&loaded.run.source)
+        .into_iter()
+        .map(|path| {
+            let file = path.display().to_string();
+            let audit = read_tree_file(&path)
+                .ok()
+                .filter(|f| f.trees.iter().all(same))
+                .map(|f| {
+                    let text_only = f
+                        .provenance
+                        .as_ref()
+                        .and_then(|p| p.text_only)
+                        .unwrap_or(false);
+                    super::audit::audit_trees(&f.trees, None, text_only, Default::default())
+                });
+            let (provenance, summary) = match read_tree_file(&path) {
+                Err(e) => (
+                    None,
+                    format!("unknown (the trees file cannot be read: {e})"),
+                ),
+                Ok(f) if !f.trees.iter().all(same) => (
+                    None,
+                    "unknown (the trees file no longer holds the trees of this run)".to_owned(),
+                ),
+                Ok(TreeFile {
+                    provenance: None, ..
+                }) => (None, UNKNOWN.to_owned()),
+                Ok(TreeFile {
+                    provenance: Some(p),
+                    ..
+                }) => {
+                    let summary = p.describe();
+                    (Some(p), summary)
+                }
+            };
+            TreesMade {
+                file,
+                provenance,
+                summary,
+                audit,
+            }
+        })
+        .collect()
 }
 
 /// The report of runs' metrics in its three formats.

@@ -136,18 +136,43 @@ pub fn latest_build(store: &Store, slug: &str) -> Result<(GraphBuildId, String)>
 /// The graph of a film: read from a graph export when `file` is given, else
 /// assembled from the film's latest build.
 pub fn load_graph(store: &Store, slug: &str, file: Option<&Path>) -> Result<Graph> {
+    Ok(load_graph_with_settings(store, slug, file)?.0)
+}
+
+/// As [`load_graph`], with the settings of the build it came from (the
+/// export's `settings`, or the stored build's key): who generated, audited
+/// and adjudicated it. `None` when an export carries no readable settings.
+pub fn load_graph_with_settings(
+    store: &Store,
+    slug: &str,
+    file: Option<&Path>,
+) -> Result<(Graph, Option<Settings>)> {
     match file {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            let mut g: Graph = serde_json::from_str(&text)
+            let value: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a graph export", path.display()))?;
+            let settings = value
+                .get("settings")
+                .and_then(|s| serde_json::from_value::<Settings>(s.clone()).ok());
+            let mut g: Graph = serde_json::from_value(value)
                 .with_context(|| format!("{}: not a graph export", path.display()))?;
             g.nodes.sort_by(|x, y| x.id.cmp(&y.id));
-            Ok(g)
+            Ok((g, settings))
         }
         None => {
-            let (build, _) = latest_build(store, slug)?;
-            Ok(Graph::assemble(slug, &store.graph_candidates(build)?))
+            let (build, key) = latest_build(store, slug)?;
+            let settings = build_settings(&key);
+            Ok((
+                Graph::assemble(slug, &store.graph_candidates(build)?),
+                settings,
+            ))
         }
     }
+}
+
+/// The settings of a build from its key (the canonical JSON of [`Settings`]).
+pub fn build_settings(key: &str) -> Option<Settings> {
+    serde_json::from_str(key).ok()
 }

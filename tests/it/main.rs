@@ -28,6 +28,7 @@ mod local_backend;
 mod local_model;
 mod merge;
 mod plaintext;
+mod provenance;
 mod run;
 mod shots;
 mod subtitle_fixtures;

@@ -396,9 +396,22 @@ fn trees_generate_with_a_model_falls_back_to_the_rules_writer() {
         "{text}"
     );
     assert!(text.contains(" dropped)"), "{text}");
-    assert_eq!(
-        std::fs::read(out.join("the-second-key.jsonl")).unwrap(),
-        std::fs::read(root().join("trees/the-second-key.jsonl")).unwrap(),
+    let written = out.join("the-second-key.jsonl");
+    assert!(
+        moviegraph::trees::jsonl::read_trees(&written).unwrap()
+            == moviegraph::trees::jsonl::read_trees(&root().join("trees/the-second-key.jsonl"))
+                .unwrap(),
         "the fallback trees differ from the rules writer's"
     );
+    // The metadata line names the model writer (not a baseline) and its model, never a key.
+    let p = moviegraph::trees::jsonl::read_provenance(&written)
+        .unwrap()
+        .expect("a provenance line");
+    let writer = p.question_writer.expect("the question writer");
+    assert_eq!(writer.name, "loop");
+    assert!(!writer.baseline);
+    assert_eq!(writer.backend.as_deref(), Some("openai"));
+    assert_eq!(writer.model.as_deref(), Some("scripted"));
+    assert_eq!(p.models, vec!["openai/scripted".to_owned()]);
+    assert!(p.graph.expect("the graph roles").generator.baseline);
 }

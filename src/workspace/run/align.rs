@@ -4,10 +4,11 @@ use super::*;
 
 pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenplay>) -> Result<()> {
     let Some(subs_path) = film.folder.subtitles.clone() else {
-        film.out.stopped = Some(
+        film.out.stopped = Some((
+            Stage::Parse,
             "no subtitles.srt or subtitles.vtt: align, graph, trees, eval and report need them"
                 .to_owned(),
-        );
+        ));
         return Ok(());
     };
     let (script_path, format) = film.folder.scripts[0].clone();
@@ -64,25 +65,34 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
         ),
     );
     let (fp, mut plan) = film.plan(Stage::Align, &inputs, &[])?;
+    // The verdict of the alignment the later stages read.
+    let mut summary = None;
     if matches!(plan, Plan::Skip) {
         // The alignment lives in the store; `align --store` or `graph build` may have
         // replaced it since.
         let stored = film.store.load_alignment(film.id)?;
-        let same = stored.is_some_and(|s| super::super::align::same_inputs(&s.sources, &sources));
-        if !same {
-            plan = Plan::Run {
-                why: "the stored alignment was replaced or removed".to_owned(),
-                fresh: true,
-            };
+        match stored.filter(|s| super::super::align::same_inputs(&s.sources, &sources)) {
+            Some(s) => summary = Some(s.alignment.summary),
+            None => {
+                plan = Plan::Run {
+                    why: "the stored alignment was replaced or removed".to_owned(),
+                    fresh: true,
+                }
+            }
         }
     }
     match plan {
-        Plan::Skip => film.skipped(
-            Stage::Align,
-            fp,
-            "the stored alignment (embedder hashed-char-ngram, the offline baseline)".to_owned(),
-            t,
-        ),
+        Plan::Skip => {
+            let verdict = summary.as_ref().map_or("", |s| s.verdict.as_str());
+            film.skipped(
+                Stage::Align,
+                fp,
+                format!(
+                    "the stored alignment, verdict {verdict} (embedder hashed-char-ngram, the offline baseline)"
+                ),
+                t,
+            )
+        }
         Plan::Run { why, .. } => {
             film.begin(Stage::Align, &fp, &inputs)?;
             film.bar
@@ -143,12 +153,21 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
                 film.slug,
                 film.p.store.display()
             );
+            summary = Some(alignment.summary.clone());
             film.done(Stage::Align, &fp, &BTreeMap::new())?;
             film.record(Stage::Align, Action::Ran, why, detail, t);
         }
     }
     if film.p.until <= Stage::Align {
         return Ok(());
+    }
+    // A script that is not the film's: stop here unless script-only trees were asked for.
+    if let Some(s) = &summary {
+        if let Some(why) = mismatch_stop(&film.slug, s, film.p.text_only) {
+            film.out.stopped = Some((Stage::Align, why));
+            film.out.mismatch = true;
+            return Ok(());
+        }
     }
     graph_stage(film)?;
     if film.p.until <= Stage::Graph {

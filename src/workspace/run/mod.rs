@@ -35,12 +35,12 @@ use crate::store::{EvalRun, FilmId, InputFile, Store};
 use crate::trees::generate::GenerateOptions;
 use crate::trees::jsonl::read_trees;
 
-use super::align::{align_film, film_blocks, AlignInputs};
+use super::align::{align_film, film_alignment, film_blocks, AlignInputs};
 use super::cast::Cast;
 use super::eval::{open_judge, report, run_id, run_metrics, OpenSubject};
 use super::film::{self, load_shots, FilmFolder};
 use super::graph::{build_graph, export_graph, settings_key};
-use super::trees::{generate_trees, parse_mix};
+use super::trees::{generate_trees, mismatch_stop, parse_mix, TreesInput};
 use super::{Context, Result};
 
 mod align;
@@ -123,6 +123,9 @@ pub struct Pipeline {
     pub bootstrap: usize,
     /// The last stage to run.
     pub until: Stage,
+    /// Script-only trees (`--text-only`): scenes the film does not contain
+    /// give contexts too, and a mismatched alignment does not stop the film.
+    pub text_only: bool,
 }
 
 /// What a stage did this time.
@@ -168,8 +171,11 @@ pub struct FilmOutcome {
     pub film: String,
     /// The stages that were considered, in order.
     pub stages: Vec<StageOutcome>,
-    /// Why the pipeline stopped before the last stage, when it did.
-    pub stopped: Option<String>,
+    /// The stage after which the pipeline stopped before the last one, and
+    /// why, when it did.
+    pub stopped: Option<(Stage, String)>,
+    /// Stopped because the alignment verdict is mismatch (a failed check: exit 1).
+    pub mismatch: bool,
     /// Graph figures: candidates, verified, nodes, edges.
     pub graph: Option<(usize, usize, usize, usize)>,
     /// Trees and questions written.
@@ -441,8 +447,8 @@ pub fn render_film(o: &FilmOutcome) -> String {
             let _ = writeln!(out, "           {line}");
         }
     }
-    if let Some(why) = &o.stopped {
-        let _ = writeln!(out, "  stopped after parse: {why}");
+    if let Some((stage, why)) = &o.stopped {
+        let _ = writeln!(out, "  stopped after {}: {why}", stage.name());
     }
     if let Some((cands, verified, nodes, edges)) = o.graph {
         let _ = writeln!(

@@ -23,12 +23,13 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> Result<()> {
     inputs.insert(
         "settings".to_owned(),
         format!(
-            "generator {writer_id} (balanced v2); depth {}; max trees {}; mix {TREES_MIX}; seed {}; {} single / {} multi options",
+            "generator {writer_id} (balanced v2); depth {}; max trees {}; mix {TREES_MIX}; seed {}; {} single / {} multi options{}",
             opts.depth,
             opts.max_trees.map_or("by film length".to_owned(), |n| n.to_string()),
             opts.seed,
             opts.single_options,
-            opts.multi_options
+            opts.multi_options,
+            if p.text_only { "; text-only" } else { "" }
         ),
     );
     let (fp, plan) = film.plan(Stage::Trees, &inputs, std::slice::from_ref(&path))?;
@@ -37,6 +38,11 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> Result<()> {
             "model {name} (each question checked against the graph; rules wording where it fails)"
         ),
         None => "rules templates, a baseline, offline".to_owned(),
+    };
+    let backend = if p.text_only {
+        format!("{backend}; text-only: script-only trees, scenes the film may not contain included")
+    } else {
+        backend
     };
     let backend = backend.as_str();
     let why = match plan {
@@ -62,7 +68,8 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> Result<()> {
         .context("the trees stage runs after the graph stage")?;
     let build_id = film.store.graph_build(film.id, &key)?;
     let graph = crate::graph::Graph::assemble(&film.slug, &film.store.graph_candidates(build_id)?);
-    let (play, blocks, _) = film_blocks(&film.store, &film.folder, None)
+    let settings = super::super::graph::build_settings(&key);
+    let (play, alignment, _) = film_alignment(&film.store, &film.folder, None)
         .with_context(|| format!("stage trees, film {}", film.slug))?;
     let model = match &p.cast.trees {
         Some(name) => {
@@ -75,7 +82,15 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> Result<()> {
         }
         None => None,
     };
-    let generated = generate_trees(&graph, &play, &blocks, model, &opts)?;
+    let input = TreesInput {
+        graph: &graph,
+        graph_settings: settings.as_ref(),
+        play: &play,
+        alignment: &alignment,
+        film_dir: Some(&film.folder.dir),
+        text_only: p.text_only,
+    };
+    let generated = generate_trees(&input, model, &opts)?;
     film.bar.show_cost(p.cast.cost());
     film.bar.inc(1);
     film.out.invalid_trees += generated.invalid;
@@ -90,12 +105,14 @@ pub(super) fn trees_stage(film: &mut Film<'_>) -> Result<()> {
     let questions: usize = kept.iter().map(|t| t.nodes.len()).sum();
     film.out.trees = Some((kept.len(), questions));
     let mut detail = format!(
-        "{backend}: {} trees, {questions} questions → {}; {} questions not worded or rejected, {} invalid trees left out",
+        "{backend}: {} trees, {questions} questions → {}; {} questions not asked (not in the film: no timed subtitle cue), {} not worded or rejected, {} invalid trees left out",
         kept.len(),
         path.display(),
+        generated.not_in_film,
         generated.rejected.len(),
         film.out.invalid_trees
     );
+    detail.push_str(&format!("\n  {}", generated.audit.summary()));
     if !problems_text.is_empty() {
         detail.push('\n');
         detail.push_str(problems_text.trim_end());
