@@ -199,13 +199,15 @@ fn normal(text: &str) -> String {
         .join(" ")
 }
 
+/// A question with its content words and its answers' normal forms.
+type Asked<'t> = (&'t Tree, &'t Node, BTreeSet<String>, BTreeSet<String>);
+
 /// Duplicate questions within a film, and follow-ups that re-ask their parent.
 pub fn redundancy(trees: &[Tree]) -> Redundancy {
     let mut out = Redundancy::default();
     let mut texts = BTreeSet::new();
     let mut seen: BTreeMap<(String, String, Vec<String>), String> = BTreeMap::new();
-    let mut by_film: BTreeMap<&str, Vec<(&Tree, &Node, BTreeSet<String>, BTreeSet<String>)>> =
-        BTreeMap::new();
+    let mut by_film: BTreeMap<&str, Vec<Asked<'_>>> = BTreeMap::new();
     for tree in trees {
         for node in &tree.nodes {
             out.questions += 1;

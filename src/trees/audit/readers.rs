@@ -369,8 +369,8 @@ impl Logistic {
                 }
                 grad[d] += err / n;
             }
-            for j in 0..d {
-                grad[j] += 0.01 * model.weights[j];
+            for (g, w) in grad.iter_mut().zip(&model.weights).take(d) {
+                *g += 0.01 * w;
             }
             for (w, g) in model.weights.iter_mut().zip(&grad) {
                 *w -= 0.5 * g;
