@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 use moviegraph::graph::analysis::analyse;
+use moviegraph::trees::audit::{audit, Thresholds};
 use moviegraph::trees::facts::Facts;
 use moviegraph::trees::generate::{generate, GenerateOptions};
 use moviegraph::trees::jsonl::write_trees;
@@ -13,6 +14,7 @@ use moviegraph::trees::rules::RulesWriter;
 use moviegraph::trees::source::Source;
 use moviegraph::trees::synth::corpus;
 use moviegraph::trees::validate::{is_valid, validate};
+use moviegraph::workspace::audit::AUDIT_SEED;
 
 use super::emit;
 
@@ -62,10 +64,12 @@ pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<()> {
     };
     let t = Instant::now();
     let (mut trees, mut questions, mut invalid, mut bytes) = (0, 0, 0, 0);
+    let mut films = Vec::new();
     for g in &graphs {
         let facts = Facts::new(g);
         let source = Source::from_evidence(g);
         let out = generate(&facts, &analyse(g), &source, &RulesWriter, &opts);
+        films.push(out.trees.clone());
         for tree in &out.trees {
             if !is_valid(&validate(tree)) {
                 invalid += 1;
@@ -78,6 +82,21 @@ pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<()> {
         bytes += buf.len();
     }
     let gen_s = t.elapsed().as_secs_f64();
+
+    // The validity audit of each film's trees, as `trees generate` runs it
+    // (no film layout: the synthetic films have no subtitles).
+    let t = Instant::now();
+    let (mut passed, mut worst) = (0, (0.0f64, String::new()));
+    for film in &films {
+        let report = audit(film, None, false, Thresholds::default(), AUDIT_SEED);
+        passed += usize::from(report.passed());
+        for r in &report.readers {
+            if r.excess > worst.0 {
+                worst = (r.excess, format!("{} {}", r.reader, r.format));
+            }
+        }
+    }
+    let audit_s = t.elapsed().as_secs_f64();
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -96,7 +115,14 @@ pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<()> {
     );
     let _ = writeln!(
         out,
-        "goal: under 10 s → {}; peak memory (VmHWM): {}",
+        "audit     validity audit of each film's trees:  {audit_s:>8.3} s ({passed} of {} films pass the default thresholds; largest reader excess {:+.3}, {})",
+        films.len(),
+        worst.0,
+        if worst.1.is_empty() { "none" } else { &worst.1 }
+    );
+    let _ = writeln!(
+        out,
+        "goal: generation under 10 s → {}; peak memory (VmHWM): {}",
         if gen_s < 10.0 { "met" } else { "missed" },
         peak_rss_kb().map_or("unknown".into(), |kb| format!(
             "{:.1} MB",

@@ -87,7 +87,12 @@ pub struct Facts<'g> {
     people: Vec<BTreeSet<usize>>,
     up: RefCell<HashMap<usize, Rc<BTreeSet<usize>>>>,
     down: RefCell<HashMap<usize, Rc<BTreeSet<usize>>>>,
+    verdicts: RefCell<HashMap<Ask, Judged>>,
+    reach: RefCell<HashMap<(usize, usize), bool>>,
 }
+
+/// An ask's pool with the verdict of each option, shared.
+pub type Judged = Rc<Vec<(usize, Verdict)>>;
 
 /// Causal edge kinds a "reason" may follow (`prevents` is not a reason for what happened).
 fn is_causal(kind: EdgeKind) -> bool {
@@ -168,6 +173,8 @@ impl<'g> Facts<'g> {
             people: Vec::new(),
             up: RefCell::default(),
             down: RefCell::default(),
+            verdicts: RefCell::default(),
+            reach: RefCell::default(),
         };
         facts.people = (0..n).map(|i| facts.people_of(i)).collect();
         facts.glosses = (0..n).map(|i| facts.make_gloss(i)).collect();
@@ -372,7 +379,9 @@ impl<'g> Facts<'g> {
                     Wrong(R::EffectForCause)
                 } else if self.order(option) > self.order(end) {
                     Wrong(R::LaterEvent)
-                } else if kind == NodeKind::Event && !self.can_reach(option, end) {
+                } else if kind == NodeKind::Event
+                    && (!self.can_reach(option, end) || self.led_elsewhere(option))
+                {
                     Wrong(R::NotTheCause)
                 } else {
                     Unusable
@@ -396,8 +405,16 @@ impl<'g> Facts<'g> {
                 }
                 // Earlier and unlinked is weak evidence in a graph that says
                 // little: only a moment that cannot have reached the target
-                // (no character in contact with it before the target) is
-                // offered as not the cause.
+                // (no character in contact with it before the target), or an
+                // event whose own consequences are known and lead elsewhere
+                // while the target's causes are known, is offered as not the
+                // cause.
+                if kind == NodeKind::Event
+                    && !self.causes(target).is_empty()
+                    && self.led_elsewhere(option)
+                {
+                    return Wrong(R::NotTheCause);
+                }
                 if self.can_reach(option, target) {
                     return Unusable;
                 }
@@ -433,7 +450,11 @@ impl<'g> Facts<'g> {
                     // Before the source: it cannot be what the source led to.
                     return Wrong(R::LaterEvent);
                 }
-                if kind == NodeKind::Event && !self.can_reach(source, option) {
+                // After the source and unlinked: only a moment the source
+                // cannot have reached, or an event with a known different
+                // cause, is offered as not what it led to.
+                let other_cause = !self.causes(option).is_empty();
+                if kind == NodeKind::Event && (!self.can_reach(source, option) || other_cause) {
                     Wrong(R::NotTheCause)
                 } else {
                     Unusable
@@ -496,6 +517,33 @@ impl<'g> Facts<'g> {
     /// it). A moment with no character can reach anything (nothing proves
     /// otherwise).
     pub fn can_reach(&self, from: usize, to: usize) -> bool {
+        if let Some(&known) = self.reach.borrow().get(&(from, to)) {
+            return known;
+        }
+        let reached = self.reaches(from, to);
+        self.reach.borrow_mut().insert((from, to), reached);
+        reached
+    }
+
+    /// Every option of an ask's pool with its verdict, in pool order
+    /// (computed once per ask).
+    pub fn verdicts(&self, ask: &Ask) -> Judged {
+        if let Some(known) = self.verdicts.borrow().get(ask) {
+            return Rc::clone(known);
+        }
+        let judged: Judged = Rc::new(
+            self.pool(ask)
+                .into_iter()
+                .map(|i| (i, self.classify(ask, i)))
+                .collect(),
+        );
+        self.verdicts
+            .borrow_mut()
+            .insert(ask.clone(), Rc::clone(&judged));
+        judged
+    }
+
+    fn reaches(&self, from: usize, to: usize) -> bool {
         let (a, b) = (self.node(from), self.node(to));
         if a.scene.is_some() && a.scene == b.scene {
             return true;
@@ -519,6 +567,12 @@ impl<'g> Facts<'g> {
             }
         }
         !told.is_disjoint(self.people(to))
+    }
+
+    /// Whether an event's own consequences are known (it causes something in
+    /// the graph): then a moment it is not linked to is not one of them.
+    pub fn led_elsewhere(&self, event: usize) -> bool {
+        !self.effects(event).is_empty()
     }
 
     /// Whether `character` also holds a state with the same wording as `state`.

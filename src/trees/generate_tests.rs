@@ -310,3 +310,70 @@ fn the_shuffle_balances_answer_positions() {
     shuffle(&mut b, 7);
     assert_eq!(a, b);
 }
+
+/// The graph above, with Quinton pawning a watch (e2, between the lie and
+/// the ring kept) that leads to a sale of his own (e6), and June's sale
+/// (e5) caused by her unease.
+fn graph_with_other_chains() -> Graph {
+    let mut g = graph();
+    g.nodes.push(event(
+        "event:e2",
+        "Quinton pawns his watch",
+        "character:quinton",
+        20,
+    ));
+    g.nodes.push(event(
+        "event:e6",
+        "Quinton pays the moneylender",
+        "character:quinton",
+        50,
+    ));
+    g.nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    g.edges
+        .push(Edge::new(EdgeKind::Causes, "event:e2", "event:e6"));
+    g.edges.push(Edge::new(
+        EdgeKind::Motivates,
+        "mental_state:m2",
+        "event:e5",
+    ));
+    g
+}
+
+#[test]
+fn an_earlier_event_that_led_elsewhere_is_not_the_cause() {
+    let g = graph_with_other_chains();
+    let f = Facts::new(&g);
+    let ask = Ask::Cause {
+        target: f.index_of("event:e3").unwrap(),
+    };
+    let at = |id| f.classify(&ask, f.index_of(id).unwrap());
+    // Before the ring is kept, in the same scene: the pawning has its own
+    // known consequence, so it is offered as not the cause.
+    assert_eq!(at("event:e2"), Verdict::Wrong(R::NotTheCause));
+    assert_eq!(at("mental_state:m1"), Verdict::Gold);
+    // An earlier event with no known consequence could have led anywhere.
+    let g = graph();
+    let f = Facts::new(&g);
+    let ask = Ask::Cause {
+        target: f.index_of("event:e3").unwrap(),
+    };
+    assert_eq!(
+        f.classify(&ask, f.index_of("event:e0").unwrap()),
+        Verdict::Unusable
+    );
+}
+
+#[test]
+fn a_later_event_with_a_known_different_cause_is_not_an_effect() {
+    let g = graph_with_other_chains();
+    let f = Facts::new(&g);
+    let ask = Ask::Effect {
+        source: f.index_of("event:e1").unwrap(),
+    };
+    let at = |id| f.classify(&ask, f.index_of(id).unwrap());
+    assert_eq!(at("mental_state:m1"), Verdict::Gold);
+    // June's sale has its own cause (her unease): not what the lie led to.
+    assert_eq!(at("event:e5"), Verdict::Wrong(R::NotTheCause));
+    // Earlier than the lie: cannot be what it led to.
+    assert_eq!(at("event:e0"), Verdict::Wrong(R::LaterEvent));
+}

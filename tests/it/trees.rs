@@ -77,7 +77,11 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
         .iter()
         .filter(|t| is_valid(&validate(t)) && t.max_depth() == 3)
         .collect();
-    assert!(deep.len() >= 20, "{} valid depth-3 trees", deep.len());
+    // Each anchor's tree asks nothing asked before in the film, so a 16-scene
+    // film gives fewer, fuller trees than it has anchors.
+    assert!(deep.len() >= 15, "{} valid depth-3 trees", deep.len());
+    let questions: usize = deep.iter().map(|t| t.nodes.len()).sum();
+    assert!(questions >= 100, "{questions} questions in the deep trees");
     for f in [Format::Single, Format::Multi, Format::Open] {
         assert!(
             trees.iter().flat_map(|t| &t.nodes).any(|n| n.format == f),

@@ -99,61 +99,66 @@ pub fn giveaways(trees: &[Tree]) -> Vec<Finding> {
     let mut out = Vec::new();
     for tree in trees {
         for node in &tree.nodes {
-            let question = content_words(&node.question);
-            let wrongs: Vec<_> = node
-                .options
-                .iter()
-                .filter(|o| !o.correct)
-                .map(|o| content_words(&o.text))
-                .collect();
-            for gold in golds(node) {
-                let words = content_words(gold);
-                if words.len() < 2 {
-                    continue;
-                }
-                let in_question = overlap(&words, &question);
-                if in_question >= 0.8 && stands_out(in_question, &wrongs, &question) {
-                    out.push(Finding::new(
-                        tree,
-                        node,
-                        "answer-in-question",
-                        format!(
-                            "the question holds {:.0}% of the answer's words: {gold:?}",
-                            in_question * 100.0
-                        ),
-                    ));
-                }
+            for (kind, why) in node_giveaways(node) {
+                out.push(Finding::new(tree, node, kind, why));
             }
-            if !asks_about_mind(node) {
+        }
+    }
+    out
+}
+
+/// The give-aways of one question, each as (kind, why). Generation runs the
+/// same check on every question it writes, so what the audit flags is never
+/// written.
+pub fn node_giveaways(node: &Node) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let question = content_words(&node.question);
+    let wrongs: Vec<_> = node
+        .options
+        .iter()
+        .filter(|o| !o.correct)
+        .map(|o| content_words(&o.text))
+        .collect();
+    for gold in golds(node) {
+        let words = content_words(gold);
+        if words.len() < 2 {
+            continue;
+        }
+        let in_question = overlap(&words, &question);
+        if in_question >= 0.8 && stands_out(in_question, &wrongs, &question) {
+            out.push((
+                "answer-in-question",
+                format!(
+                    "the question holds {:.0}% of the answer's words: {gold:?}",
+                    in_question * 100.0
+                ),
+            ));
+        }
+    }
+    if !asks_about_mind(node) {
+        return out;
+    }
+    for line in excerpt_lines(&node.context.excerpt) {
+        if line.kind != LineKind::Action {
+            continue;
+        }
+        for sentence in sentences(&line.text) {
+            let lower = sentence.to_lowercase();
+            let has_mind_verb = lower
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| MIND_VERBS.contains(&w));
+            if !has_mind_verb {
                 continue;
             }
-            for line in excerpt_lines(&node.context.excerpt) {
-                if line.kind != LineKind::Action {
-                    continue;
-                }
-                for sentence in sentences(&line.text) {
-                    let lower = sentence.to_lowercase();
-                    let has_mind_verb = lower
-                        .split(|c: char| !c.is_alphanumeric())
-                        .any(|w| MIND_VERBS.contains(&w));
-                    if !has_mind_verb {
-                        continue;
-                    }
-                    let said = content_words(sentence);
-                    for gold in golds(node) {
-                        let words = content_words(gold);
-                        let share = overlap(&words, &said);
-                        if words.len() >= 2 && share >= 0.8 && stands_out(share, &wrongs, &said) {
-                            out.push(Finding::new(
-                                tree,
-                                node,
-                                "context-states-answer",
-                                format!(
-                                    "the excerpt says it outright: {sentence:?} (answer {gold:?})"
-                                ),
-                            ));
-                        }
-                    }
+            let said = content_words(sentence);
+            for gold in golds(node) {
+                let words = content_words(gold);
+                let share = overlap(&words, &said);
+                if words.len() >= 2 && share >= 0.8 && stands_out(share, &wrongs, &said) {
+                    out.push((
+                        "context-states-answer",
+                        format!("the excerpt says it outright: {sentence:?} (answer {gold:?})"),
+                    ));
                 }
             }
         }
@@ -264,8 +269,8 @@ pub fn redundancy(trees: &[Tree]) -> Redundancy {
 
 /// Why `child` re-asks its parent's link, if it does: it is derived from the
 /// same causal edge, or its answer is what the parent asked about while it
-/// asks about the parent's answer.
-fn reasks(parent: &Node, child: &Node) -> Option<String> {
+/// asks about the parent's answer. Generation refuses such a follow-up.
+pub fn reasks(parent: &Node, child: &Node) -> Option<String> {
     let edges = |n: &Node| -> BTreeSet<String> {
         n.derived_from
             .iter()

@@ -123,6 +123,32 @@ pub fn excerpt_lines(excerpt: &str) -> Vec<Line> {
     out
 }
 
+thread_local! {
+    /// Excerpts already read: generation weighs many wordings of a
+    /// question over the same few excerpts.
+    static LINES: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Vec<Line>>>> =
+        Default::default();
+}
+
+/// Excerpts kept read at most (the cache is emptied beyond).
+const LINES_KEPT: usize = 4096;
+
+/// [`excerpt_lines`], remembered.
+fn cached_lines(excerpt: &str) -> std::rc::Rc<Vec<Line>> {
+    LINES.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(lines) = cache.get(excerpt) {
+            return std::rc::Rc::clone(lines);
+        }
+        if cache.len() >= LINES_KEPT {
+            cache.clear();
+        }
+        let lines = std::rc::Rc::new(excerpt_lines(excerpt));
+        cache.insert(excerpt.to_owned(), std::rc::Rc::clone(&lines));
+        lines
+    })
+}
+
 /// The excerpt with these quotes cut from its narration lines (action lines;
 /// never dialogue, which is what the film lets us hear). A line left empty is
 /// dropped; everything else is kept as it was.
@@ -267,10 +293,11 @@ pub fn surface(node: &Node) -> Option<SurfaceView> {
     if node.options.is_empty() {
         return None;
     }
-    let lines = excerpt_lines(&node.context.excerpt);
+    let cached = cached_lines(&node.context.excerpt);
+    let lines: &[Line] = &cached;
     let excerpt_words: BTreeSet<String> = lines.iter().flat_map(|l| l.words.clone()).collect();
     let question_words = content_words(&node.question);
-    let quoted_line = best_line(&lines, &quoted_words(&node.question), 0.5);
+    let quoted_line = best_line(lines, &quoted_words(&node.question), 0.5);
     let cue = quoted_line.and_then(|q| {
         lines[..=q]
             .iter()
@@ -296,7 +323,7 @@ pub fn surface(node: &Node) -> Option<SurfaceView> {
                 .filter(|(j, _)| *j != k)
                 .map(|(_, w)| jaccard(words, w))
                 .collect();
-            let at = best_line(&lines, words, 0.5);
+            let at = best_line(lines, words, 0.5);
             let first = o
                 .text
                 .split_whitespace()

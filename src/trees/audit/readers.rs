@@ -94,6 +94,8 @@ pub struct Item {
     pub format: Format,
     /// Its cross-validation fold.
     pub fold: u64,
+    /// Its tree's id (the learned readers deal trees into folds by it).
+    pub tree_id: String,
     /// Its surface.
     pub view: SurfaceView,
 }
@@ -131,6 +133,7 @@ pub fn items(trees: &[Tree]) -> Vec<Item> {
                 tree: t,
                 format: node.format,
                 fold,
+                tree_id: tree.id.clone(),
                 view,
             });
         }
@@ -268,9 +271,21 @@ fn binomial(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
 
+/// The length of an options-only reader's [`row`], and of a question
+/// reader's (each row is a prefix of the next reader's).
+pub const OPTIONS_FEATURES: usize = 9;
+/// See [`OPTIONS_FEATURES`].
+pub const QUESTION_FEATURES: usize = 11;
+
+/// Indices in a [`row`] of the letter indicators (the letter of an option
+/// is only known once the options are arranged).
+pub const LETTER_FEATURES: std::ops::Range<usize> = 5..9;
+
 /// The learned reader's feature row for option `k` (centred within its
-/// question, so the model compares options of one question).
-fn row(view: &SurfaceView, k: usize, sees: Sees) -> Vec<f64> {
+/// question, so the model compares options of one question). Generation
+/// balances the same rows, so what the audit can learn is what generation
+/// keeps level.
+pub fn row(view: &SurfaceView, k: usize, sees: Sees) -> Vec<f64> {
     let opts = &view.options;
     let o = &opts[k];
     let n = opts.len() as f64;
@@ -328,7 +343,8 @@ fn row(view: &SurfaceView, k: usize, sees: Sees) -> Vec<f64> {
 }
 
 /// A logistic model: weights over standardised features, then the bias.
-struct Logistic {
+#[derive(Debug, Clone)]
+pub struct Logistic {
     mean: Vec<f64>,
     scale: Vec<f64>,
     weights: Vec<f64>,
@@ -336,7 +352,13 @@ struct Logistic {
 
 impl Logistic {
     /// Fits by full-batch gradient descent with a little L2 (deterministic).
-    fn fit(rows: &[(Vec<f64>, bool)]) -> Logistic {
+    pub fn fit(rows: &[(Vec<f64>, bool)]) -> Logistic {
+        Logistic::fit_from(rows, None, FIT_STEPS)
+    }
+
+    /// Fits `steps` steps from the weights of `start` (when its features
+    /// match), else from zero: a model refitted as rows arrive.
+    pub fn fit_from(rows: &[(Vec<f64>, bool)], start: Option<&Logistic>, steps: usize) -> Logistic {
         let d = rows.first().map_or(0, |r| r.0.len());
         let n = rows.len().max(1) as f64;
         let mut mean = vec![0.0; d];
@@ -354,13 +376,17 @@ impl Logistic {
         for s in &mut scale {
             *s = if *s > 1e-12 { s.sqrt() } else { 1.0 };
         }
+        let weights = match start {
+            Some(m) if m.weights.len() == d + 1 => m.weights.clone(),
+            _ => vec![0.0; d + 1],
+        };
         let mut model = Logistic {
             mean,
             scale,
-            weights: vec![0.0; d + 1],
+            weights,
         };
         let z: Vec<Vec<f64>> = rows.iter().map(|(x, _)| model.standard(x)).collect();
-        for _ in 0..300 {
+        for _ in 0..steps {
             let mut grad = vec![0.0; d + 1];
             for (zi, (_, y)) in z.iter().zip(rows) {
                 let err = sigmoid(model.linear(zi)) - f64::from(*y);
@@ -395,7 +421,28 @@ impl Logistic {
     fn probability(&self, x: &[f64]) -> f64 {
         sigmoid(self.linear(&self.standard(x)))
     }
+
+    /// What this model earns on a question, read as the learned reader
+    /// reads (single: the most probable option, ties a fair coin; multiple:
+    /// every option above one half, at least the most probable, exact match).
+    pub fn credit(&self, view: &SurfaceView, format: Format, sees: Sees) -> f64 {
+        let p: Vec<f64> = (0..view.options.len())
+            .map(|j| self.probability(&row(view, j, sees)))
+            .collect();
+        let gold: Vec<bool> = view.options.iter().map(|o| o.correct).collect();
+        match format {
+            Format::Multi => {
+                let best = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let chosen: Vec<bool> = p.iter().map(|&q| q > 0.5 || q == best).collect();
+                f64::from(chosen == gold)
+            }
+            _ => single_credit(&p.iter().map(|&q| Some(q)).collect::<Vec<_>>(), &gold),
+        }
+    }
 }
+
+/// Gradient steps of a full fit.
+const FIT_STEPS: usize = 300;
 
 fn sigmoid(v: f64) -> f64 {
     1.0 / (1.0 + (-v).exp())
@@ -403,42 +450,44 @@ fn sigmoid(v: f64) -> f64 {
 
 /// Credits of a learned reader: per fold, a model fitted on the other folds'
 /// options answers this fold's questions (single: the most probable option;
-/// multiple: every option above one half, at least the most probable).
+/// multiple: every option above one half, at least the most probable). The
+/// cross-validation is repeated over [`REPEATS`] ways of dealing the trees
+/// into folds and a question's credit is the mean, so the figure does not
+/// hang on one deal (with a few dozen questions, one deal alone moves a
+/// reader that sees nothing by several points).
 fn learned_credits(sees: Sees, items: &[Item]) -> Vec<f64> {
     let mut out = vec![0.0; items.len()];
-    for fold in 0..FOLDS {
-        let train: Vec<(Vec<f64>, bool)> = items
-            .iter()
-            .filter(|i| i.fold != fold)
-            .flat_map(|i| {
-                (0..i.view.options.len())
-                    .map(|k| (row(&i.view, k, sees), i.view.options[k].correct))
-            })
-            .collect();
-        if train.is_empty() || !train.iter().any(|r| r.1) {
-            for (k, item) in items.iter().enumerate().filter(|(_, i)| i.fold == fold) {
-                out[k] = item.chance();
+    for repeat in 0..REPEATS {
+        let fold_of = |item: &Item| {
+            if repeat == 0 {
+                item.fold
+            } else {
+                fnv1a(format!("{repeat}:{}", item.tree_id).as_bytes()) % FOLDS
             }
-            continue;
-        }
-        let model = Logistic::fit(&train);
-        for (k, item) in items.iter().enumerate().filter(|(_, i)| i.fold == fold) {
-            let p: Vec<f64> = (0..item.view.options.len())
-                .map(|j| model.probability(&row(&item.view, j, sees)))
+        };
+        for fold in 0..FOLDS {
+            let train: Vec<(Vec<f64>, bool)> = items
+                .iter()
+                .filter(|i| fold_of(i) != fold)
+                .flat_map(|i| {
+                    (0..i.view.options.len())
+                        .map(|k| (row(&i.view, k, sees), i.view.options[k].correct))
+                })
                 .collect();
-            let gold = item.gold();
-            out[k] = match item.format {
-                Format::Multi => {
-                    let best = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    let chosen: Vec<bool> = p.iter().map(|&q| q > 0.5 || q == best).collect();
-                    f64::from(chosen == gold)
-                }
-                _ => single_credit(&p.iter().map(|&q| Some(q)).collect::<Vec<_>>(), &gold),
-            };
+            let model = (train.iter().any(|r| r.1)).then(|| Logistic::fit(&train));
+            for (k, item) in items.iter().enumerate().filter(|(_, i)| fold_of(i) == fold) {
+                out[k] += match &model {
+                    Some(model) => model.credit(&item.view, item.format, sees),
+                    None => item.chance(),
+                } / REPEATS as f64;
+            }
         }
     }
     out
 }
+
+/// Deals of the trees into folds that a learned reader's figure averages.
+pub const REPEATS: u64 = 5;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::graph::analysis::Analysis;
 use crate::graph::NodeKind;
-use crate::trees::facts::Facts;
+use crate::trees::facts::{Ask, Facts};
 use crate::trees::schema::AnchorKind;
 
 /// Anchors: long causal chains and pivotal mental states, alternated and
@@ -120,6 +120,30 @@ fn spread<T>(items: Vec<T>, scene: impl Fn(&T) -> usize) -> Vec<T> {
 /// The base-2 radical inverse of `i` (its bits mirrored), as an ordering key.
 fn radical_inverse(i: u32) -> u32 {
     i.reverse_bits()
+}
+
+/// The questions that may open a tree on this anchor, the most telling
+/// first: a chain asks where it began, else what caused its end; a state of
+/// mind asks what caused it, what it led to, or who holds it.
+pub(super) fn root_asks(facts: &Facts<'_>, kind: AnchorKind, elements: &[usize]) -> Vec<Ask> {
+    match kind {
+        AnchorKind::CausalChain => {
+            let end = *elements.last().expect("chains are non-empty");
+            vec![Ask::Origin { end }, Ask::Cause { target: end }]
+        }
+        AnchorKind::MentalState => {
+            let m = elements[0];
+            let mut asks = Vec::new();
+            if !facts.causes(m).is_empty() {
+                asks.push(Ask::Cause { target: m });
+            }
+            if !facts.effects(m).is_empty() {
+                asks.push(Ask::Effect { source: m });
+            }
+            asks.push(Ask::Holder { state: m });
+            asks
+        }
+    }
 }
 
 #[cfg(test)]

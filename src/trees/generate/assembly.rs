@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use crate::graph::NodeKind;
 use crate::trees::audit::features::{strip_narration, surface};
+use crate::trees::audit::{node_giveaways, reasks};
 use crate::trees::facts::{Ask, Facts};
 use crate::trees::rules::RulesWriter;
 use crate::trees::schema::{AnswerOption, Context, Format, Node, OpenBranches, Trigger};
@@ -128,7 +129,10 @@ impl Builder<'_, '_> {
         if self.asked.contains(ask) || !focus_of(ask).iter().all(|&m| self.shown(m)) {
             return None;
         }
-        let draft = self.draft(ask)?;
+        let mut draft = self.draft(ask)?;
+        if !matches!(ask, Ask::Order { .. }) && !draft.drop_golds(&parent.focus) {
+            return None;
+        }
         self.choose_with_cost(&draft, parent.premise_node)
             .map(|b| b.0)
     }
@@ -178,16 +182,12 @@ impl Builder<'_, '_> {
         if self.asked.contains(&ask) || !focus_of(&ask).iter().all(|&m| self.shown(m)) {
             return None;
         }
-        let draft = self.draft(&ask)?;
+        let mut draft = self.draft(&ask)?;
         // A follow-up whose answer is what its parent asked about, or one of
         // the parent's answers, asks the parent's link again (the order of
         // two moments excepted: that is why a distractor was wrong, a new fact).
         if let Some(p) = &parent {
-            let reverse = draft
-                .golds
-                .iter()
-                .any(|c| c.node.is_some_and(|n| p.focus.contains(&n)));
-            if reverse && !matches!(ask, Ask::Order { .. }) {
+            if !matches!(ask, Ask::Order { .. }) && !draft.drop_golds(&p.focus) {
                 return None;
             }
         }
@@ -204,6 +204,22 @@ impl Builder<'_, '_> {
                 w
             }
         };
+        // What the audit would flag is not written: an answer the question
+        // or its excerpt gives away, a follow-up re-asking its parent.
+        let mut probe = probe_node(&written, &spec, &context);
+        probe.premise = parent.as_ref().map(|p| p.premise.clone());
+        probe.derived_from = derived.clone();
+        (probe.category, probe.question_type, _) = describe(self.facts, &spec);
+        probe.reference = written.reference.clone();
+        if !node_giveaways(&probe).is_empty() {
+            return None;
+        }
+        if let Some(p) = &parent {
+            let parent_node = nodes.iter().find(|n| n.id == p.id);
+            if parent_node.is_some_and(|pn| reasks(pn, &probe).is_some()) {
+                return None;
+            }
+        }
         self.asked.insert(ask.clone());
         self.counts[slot(spec.format)] += 1;
         let id = match &parent {

@@ -8,8 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::trees::audit::features::{OptionFeatures, SurfaceView};
-use crate::trees::audit::readers::heuristic_credits;
+use crate::trees::audit::features::SurfaceView;
+use crate::trees::audit::readers::{
+    heuristic_credits, row, Logistic, Sees, LETTER_FEATURES, OPTIONS_FEATURES, QUESTION_FEATURES,
+};
 use crate::trees::schema::Format;
 use crate::util::rng::SplitMix64;
 
@@ -20,11 +22,19 @@ struct Tally {
     credit: BTreeMap<String, f64>,
     /// Chance accumulated over the same questions, by the same keys.
     chance: BTreeMap<String, f64>,
-    /// Sum over questions of (gold − mean option) for each continuous
-    /// feature a learned reader may weigh.
-    drift: BTreeMap<&'static str, f64>,
+    /// Sum over questions of (gold − mean option) for each feature of the
+    /// learned reader's row, by index.
+    drift: BTreeMap<usize, f64>,
     /// Gold answers so far at each letter.
-    letters: Vec<usize>,
+    /// (a multiple-choice reader guesses one count at a time: kept per
+    /// number of correct options).
+    letters: BTreeMap<(usize, usize), usize>,
+    /// Every option written so far: its learned-reader row (everything it
+    /// sees) and whether it is right.
+    rows: Vec<(Vec<f64>, bool)>,
+    /// The learned readers refitted on `rows` (options only, question,
+    /// everything), as the audit's are on the other folds.
+    models: Vec<(Sees, Logistic)>,
 }
 
 /// The running tallies of one film's generation.
@@ -62,28 +72,24 @@ fn credits(view: &SurfaceView, format: Format) -> Vec<(String, f64, f64)> {
     }
 }
 
-/// Continuous features, gold mean minus option mean, scaled to about one
-/// reader's credit: what a learned reader would weigh beyond argmax readers.
-fn drifts(view: &SurfaceView) -> Vec<(&'static str, f64)> {
-    let opts = &view.options;
-    let n = opts.len().max(1) as f64;
-    let golds: Vec<&OptionFeatures> = opts.iter().filter(|o| o.correct).collect();
-    if golds.is_empty() {
+/// Every feature the audit's learned reader sees, gold mean minus option
+/// mean (letters left out until the options are arranged): a learned reader
+/// can only weigh a feature whose gold and distractor means differ.
+fn drifts(view: &SurfaceView, letters: bool) -> Vec<(usize, f64)> {
+    let n = view.options.len();
+    let golds: Vec<usize> = (0..n).filter(|&k| view.options[k].correct).collect();
+    if golds.is_empty() || n == 0 {
         return Vec::new();
     }
-    let g = golds.len() as f64;
-    let diff = |f: fn(&OptionFeatures) -> f64, scale: f64| {
-        let all = opts.iter().map(f).sum::<f64>() / n;
-        let gold = golds.iter().map(|o| f(o)).sum::<f64>() / g;
-        (gold - all) / scale
-    };
-    let mean_chars = opts.iter().map(|o| o.chars).sum::<f64>() / n;
-    vec![
-        ("chars", diff(|o| o.chars, mean_chars.max(1.0))),
-        ("question-overlap", diff(|o| o.question_overlap, 1.0)),
-        ("context-overlap", diff(|o| o.context_overlap, 1.0)),
-        ("likeness", diff(|o| o.similarity_to_others, 1.0)),
-    ]
+    let rows: Vec<Vec<f64>> = (0..n).map(|k| row(view, k, Sees::Context)).collect();
+    (0..rows[0].len())
+        .filter(|j| letters || !LETTER_FEATURES.contains(j))
+        .map(|j| {
+            let all = rows.iter().map(|r| r[j]).sum::<f64>() / n as f64;
+            let gold = golds.iter().map(|&k| rows[k][j]).sum::<f64>() / golds.len() as f64;
+            (j, gold - all)
+        })
+        .collect()
 }
 
 impl Balancer {
@@ -108,14 +114,27 @@ impl Balancer {
                 d * d
             })
             .sum();
-        let drift: f64 = drifts(view)
+        let learned: f64 = t
+            .models
+            .iter()
+            .filter(|_| letters)
+            .map(|(sees, model)| {
+                let key = learned_key(*sees);
+                let d = t.credit.get(&key).copied().unwrap_or(0.0)
+                    + model.credit(view, format, *sees)
+                    - t.chance.get(&key).copied().unwrap_or(0.0)
+                    - chance_of(view, format);
+                d * d
+            })
+            .sum();
+        let drift: f64 = drifts(view, letters)
             .into_iter()
             .map(|(key, d)| {
-                let x = t.drift.get(key).copied().unwrap_or(0.0) + d;
+                let x = t.drift.get(&key).copied().unwrap_or(0.0) + d;
                 x * x
             })
             .sum();
-        readers + drift
+        readers + learned + drift
     }
 
     /// How much further from chance the tallies would be with this question
@@ -131,7 +150,11 @@ impl Balancer {
                 d * d
             })
             .sum::<f64>()
-            + t.drift.values().map(|d| d * d).sum::<f64>();
+            + t.drift
+                .iter()
+                .filter(|(j, _)| !LETTER_FEATURES.contains(j))
+                .map(|(_, d)| d * d)
+                .sum::<f64>();
         self.cost_of(view, format, false) - now
     }
 
@@ -149,21 +172,62 @@ impl Balancer {
             *t.credit.entry(key.clone()).or_default() += c;
             *t.chance.entry(key).or_default() += chance;
         }
-        for (key, d) in drifts(view) {
+        for (key, d) in drifts(view, true) {
             *t.drift.entry(key).or_default() += d;
         }
+        for (sees, model) in &t.models {
+            let key = learned_key(*sees);
+            *t.credit.entry(key.clone()).or_default() += model.credit(view, format, *sees);
+            *t.chance.entry(key).or_default() += chance_of(view, format);
+        }
+        for k in 0..view.options.len() {
+            t.rows
+                .push((row(view, k, Sees::Context), view.options[k].correct));
+        }
+        if t.rows.iter().any(|r| r.1) && t.rows.iter().any(|r| !r.1) {
+            let refit = |sees: Sees, start: Option<&Logistic>| {
+                let rows: Vec<(Vec<f64>, bool)> = t
+                    .rows
+                    .iter()
+                    .map(|(x, y)| (x[..row_len(sees).min(x.len())].to_vec(), *y))
+                    .collect();
+                let steps = if start.is_some() {
+                    REFIT_STEPS
+                } else {
+                    FIRST_FIT_STEPS
+                };
+                Logistic::fit_from(&rows, start, steps)
+            };
+            let models = [Sees::Options, Sees::Question, Sees::Context]
+                .into_iter()
+                .map(|sees| {
+                    let start = t.models.iter().find(|m| m.0 == sees).map(|m| &m.1);
+                    (sees, refit(sees, start))
+                })
+                .collect();
+            t.models = models;
+        }
+        let golds = view.options.iter().filter(|o| o.correct).count();
         for o in view.options.iter().filter(|o| o.correct) {
-            if t.letters.len() <= o.letter {
-                t.letters.resize(o.letter + 1, 0);
-            }
-            t.letters[o.letter] += 1;
+            *t.letters.entry((golds, o.letter)).or_default() += 1;
         }
     }
 
     /// The number of correct options for the next multiple-choice question,
-    /// among the feasible ones: the least used so far (ties: fewer first).
-    pub(super) fn multi_count(&self, feasible: impl Iterator<Item = usize>) -> Option<usize> {
-        feasible.min_by_key(|c| (self.counts.get(c).copied().unwrap_or(0), *c))
+    /// among the feasible ones of `1..k`: the least used so far (ties: fewer
+    /// first). `None` when every feasible count is already used more than
+    /// the least used count of all: a reader that guesses the common count
+    /// would then beat chance, so the question is asked another way.
+    pub(super) fn multi_count(
+        &self,
+        k: usize,
+        feasible: impl Iterator<Item = usize>,
+    ) -> Option<usize> {
+        let used = |c: &usize| self.counts.get(c).copied().unwrap_or(0);
+        let least = (1..k).map(|c| used(&c)).min().unwrap_or(0);
+        feasible
+            .filter(|c| used(c) <= least + COUNT_SLACK)
+            .min_by_key(|c| (used(c), *c))
     }
 
     /// The letter order of a question's options: `order[k]` is the option
@@ -177,7 +241,7 @@ impl Balancer {
         super::shuffle(&mut wrongs, seed);
         let t = self.tally(format);
         let mut rng = SplitMix64::new(seed);
-        let mut best: Option<((f64, usize, u64), Vec<usize>)> = None;
+        let mut best: Option<((usize, f64, u64), Vec<usize>)> = None;
         let mut places = Vec::new();
         subsets(n, golds.len(), 0, &mut places, &mut |at: &[usize]| {
             let (mut g, mut w) = (golds.iter(), wrongs.iter());
@@ -191,12 +255,15 @@ impl Balancer {
             }
             let seen: usize = at
                 .iter()
-                .map(|&k| t.letters.get(k).copied().unwrap_or(0))
+                .map(|&k| t.letters.get(&(golds.len(), k)).copied().unwrap_or(0))
                 .sum();
-            let key = (self.cost_of(&placed, format, true), seen, rng.next_u64());
+            // Gold letters stay level first (a letter reader is exact), then
+            // the other readers.
+            let key = (seen, self.cost_of(&placed, format, true), rng.next_u64());
             if best.as_ref().is_none_or(|b| {
-                key.0 < b.0 .0 - 1e-12
-                    || (key.0 <= b.0 .0 + 1e-12 && (key.1, key.2) < (b.0 .1, b.0 .2))
+                key.0 < b.0 .0
+                    || (key.0 == b.0 .0
+                        && (key.1 < b.0 .1 - 1e-12 || (key.1 <= b.0 .1 + 1e-12 && key.2 < b.0 .2)))
             }) {
                 best = Some((key, order));
             }
@@ -204,6 +271,38 @@ impl Balancer {
         best.map_or_else(|| (0..n).collect(), |b| b.1)
     }
 }
+
+/// Gradient steps of a learned reader's first fit, and of each refit after
+/// a question is written (from the weights it had).
+const FIRST_FIT_STEPS: usize = 300;
+const REFIT_STEPS: usize = 40;
+
+/// The tally key of a learned reader.
+fn learned_key(sees: Sees) -> String {
+    format!("learned-{sees:?}")
+}
+
+/// The length of a learned reader's row (a prefix of the full row).
+fn row_len(sees: Sees) -> usize {
+    match sees {
+        Sees::Options => OPTIONS_FEATURES,
+        Sees::Question => QUESTION_FEATURES,
+        Sees::Context => usize::MAX,
+    }
+}
+
+/// What a reader that knows nothing earns on a question.
+fn chance_of(view: &SurfaceView, format: Format) -> f64 {
+    let n = view.options.len().max(1);
+    match format {
+        Format::Multi => 1.0 / (2f64.powi(n as i32) - 1.0),
+        _ => 1.0 / n as f64,
+    }
+}
+
+/// How many more questions one correct-option count may have than the
+/// least used one.
+const COUNT_SLACK: usize = 1;
 
 /// Calls `f` with every `k`-subset of `0..n`.
 fn subsets(n: usize, k: usize, from: usize, pick: &mut Vec<usize>, f: &mut impl FnMut(&[usize])) {
@@ -215,5 +314,64 @@ fn subsets(n: usize, k: usize, from: usize, pick: &mut Vec<usize>, f: &mut impl 
         pick.push(i);
         subsets(n, k, i + 1, pick, f);
         pick.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trees::audit::features::OptionFeatures;
+
+    /// A question of `n` options whose first `golds` are right, every
+    /// option alike on the surface.
+    fn view(n: usize, golds: usize) -> SurfaceView {
+        SurfaceView {
+            options: (0..n)
+                .map(|k| OptionFeatures {
+                    letter: k,
+                    chars: 30.0,
+                    words: 6.0,
+                    context_overlap: 0.5,
+                    question_overlap: 0.2,
+                    similarity_to_others: 0.1,
+                    offset: None,
+                    cue_above_quote: false,
+                    correct: k < golds,
+                })
+                .collect(),
+            quoted_line: None,
+        }
+    }
+
+    #[test]
+    fn a_correct_count_used_more_than_the_others_is_not_offered() {
+        let mut b = Balancer::default();
+        assert_eq!(b.multi_count(4, [1].into_iter()), Some(1));
+        b.record(&view(4, 1), Format::Multi);
+        assert_eq!(b.multi_count(4, [1].into_iter()), Some(1));
+        b.record(&view(4, 1), Format::Multi);
+        // Two questions with one correct option, none with two or three: a
+        // reader guessing "one" would beat chance.
+        assert_eq!(b.multi_count(4, [1].into_iter()), None);
+        assert_eq!(b.multi_count(4, [1, 2].into_iter()), Some(2));
+    }
+
+    #[test]
+    fn gold_letters_stay_level_per_correct_count() {
+        let mut b = Balancer::default();
+        let mut seen = [0usize; 4];
+        for seed in 0..8 {
+            let v = view(4, 1);
+            let order = b.arrange(&v, Format::Multi, seed);
+            let gold_at = order.iter().position(|&i| i == 0).unwrap();
+            seen[gold_at] += 1;
+            let mut placed = v.clone();
+            for (k, &i) in order.iter().enumerate() {
+                placed.options[k] = v.options[i].clone();
+                placed.options[k].letter = k;
+            }
+            b.record(&placed, Format::Multi);
+        }
+        assert_eq!(seen, [2, 2, 2, 2]);
     }
 }

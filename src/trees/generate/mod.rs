@@ -29,11 +29,12 @@ mod verification;
 use crate::graph::analysis::Analysis;
 
 use super::facts::{Ask, Facts, Verdict};
-use super::schema::{Anchor, AnchorKind, DistractorReason, Format, Tree};
+use super::schema::{Anchor, DistractorReason, Format, Tree};
 use super::source::Source;
 use assembly::Builder;
 
 pub use anchoring::anchors;
+use anchoring::root_asks;
 pub use order::{seed_of, shuffle};
 pub use questions::{describe, focus_of, follow_up_asks};
 pub use verification::verify;
@@ -269,29 +270,21 @@ pub fn generate_with(
         if gen.out.trees.len() >= max_trees {
             break;
         }
-        let root = match kind {
-            AnchorKind::CausalChain => Ask::Origin {
-                end: *elements.last().expect("chains are non-empty"),
-            },
-            AnchorKind::MentalState => {
-                let m = elements[0];
-                if !facts.causes(m).is_empty() {
-                    Ask::Cause { target: m }
-                } else if !facts.effects(m).is_empty() {
-                    Ask::Effect { source: m }
-                } else {
-                    Ask::Holder { state: m }
-                }
-            }
-        };
+        // The first way into the anchor that grows a full tree (a question
+        // already asked elsewhere in the film is not asked again).
         let id = format!("{film}/t{:02}", gen.out.trees.len() + 1);
-        let saved = (gen.counts, gen.balance.clone(), gen.asked.clone());
-        let mut nodes = Vec::new();
-        let built = gen.node(&id, root, None, &mut Vec::new(), &mut nodes);
-        if built.is_none() || nodes.iter().map(|n| n.depth).max() != Some(opts.depth) {
+        let mut grown = None;
+        for root in root_asks(facts, kind, &elements) {
+            let saved = (gen.counts, gen.balance.clone(), gen.asked.clone());
+            let mut nodes = Vec::new();
+            let built = gen.node(&id, root, None, &mut Vec::new(), &mut nodes);
+            if built.is_some() && nodes.iter().map(|n| n.depth).max() == Some(opts.depth) {
+                grown = Some(nodes);
+                break;
+            }
             (gen.counts, gen.balance, gen.asked) = saved;
-            continue;
         }
+        let Some(nodes) = grown else { continue };
         gen.out.trees.push(Tree {
             id,
             film: film.clone(),

@@ -18,7 +18,11 @@ use super::{focus_of, Candidate, Spec};
 pub(super) struct Draft {
     pub(super) ask: Ask,
     pub(super) format: Format,
+    /// Right answers to choose from (the question takes `n_gold`): which
+    /// one a question names is a surface feature too.
     pub(super) golds: Vec<Candidate>,
+    /// Right answers the question takes.
+    pub(super) n_gold: usize,
     /// Most plausible first.
     pub(super) wrongs: Vec<Candidate>,
     /// Distractors the question takes.
@@ -28,25 +32,50 @@ pub(super) struct Draft {
 /// Distractors considered per question (the most plausible).
 const SHORTLIST: usize = 7;
 
+/// Right answers considered beyond those a question takes.
+const GOLD_CHOICES: usize = 2;
+
 impl Draft {
-    /// Every way to pick the distractors from the shortlist, the most
-    /// plausible picks first (at most 64).
+    /// Every way to pick the golds and the distractors from the
+    /// shortlists, the most plausible picks first (at most 64 distractor
+    /// picks in all).
     pub(super) fn specs(&self) -> Vec<Spec> {
+        let mut gold_picks: Vec<Vec<usize>> = Vec::new();
+        combos(
+            self.golds.len(),
+            self.n_gold,
+            0,
+            &mut Vec::new(),
+            &mut |idx: &[usize]| gold_picks.push(idx.to_vec()),
+        );
+        let per_gold = (64 / gold_picks.len().max(1)).max(4);
         let n = self.wrongs.len().min(SHORTLIST);
         let mut out = Vec::new();
-        let mut pick = Vec::new();
-        combos(n, self.want, 0, &mut pick, &mut |idx: &[usize]| {
-            if out.len() < 64 {
-                let mut candidates = self.golds.clone();
-                candidates.extend(idx.iter().map(|&i| self.wrongs[i].clone()));
-                out.push(Spec {
-                    ask: self.ask.clone(),
-                    format: self.format,
-                    candidates,
-                });
-            }
-        });
+        for golds in &gold_picks {
+            let mut taken = 0;
+            combos(n, self.want, 0, &mut Vec::new(), &mut |idx: &[usize]| {
+                if taken < per_gold {
+                    taken += 1;
+                    let mut candidates: Vec<Candidate> =
+                        golds.iter().map(|&g| self.golds[g].clone()).collect();
+                    candidates.extend(idx.iter().map(|&i| self.wrongs[i].clone()));
+                    out.push(Spec {
+                        ask: self.ask.clone(),
+                        format: self.format,
+                        candidates,
+                    });
+                }
+            });
+        }
         out
+    }
+
+    /// Leaves out the golds a follow-up may not give (its parent's subject
+    /// or answers); `false` when too few are left.
+    pub(super) fn drop_golds(&mut self, focus: &[usize]) -> bool {
+        self.golds
+            .retain(|c| c.node.is_none_or(|n| !focus.contains(&n)));
+        self.golds.len() >= self.n_gold
     }
 }
 
@@ -69,14 +98,13 @@ impl Builder<'_, '_> {
     /// evidence the film shows are offered.
     pub(super) fn draft(&self, ask: &Ask) -> Option<Draft> {
         let f = self.facts;
-        let pool = f.pool(ask);
         let mut golds = Vec::new();
         let mut wrongs = Vec::new();
-        for &i in &pool {
+        for &(i, verdict) in f.verdicts(ask).iter() {
             if !self.shown(i) {
                 continue;
             }
-            match f.classify(ask, i) {
+            match verdict {
                 Verdict::Gold => golds.push(i),
                 Verdict::Wrong(r) => wrongs.push((i, r)),
                 Verdict::Unusable => {}
@@ -103,11 +131,14 @@ impl Builder<'_, '_> {
             }
         });
         let k = self.opts.multi_options;
+        // A state has one holder: "choose everyone who" would hide a single
+        // answer, the speaker of the quoted line.
         let multi_count = match ask {
-            Ask::Order { .. } => None,
-            _ => self
-                .balance
-                .multi_count((1..k).filter(|&c| c <= golds.len() && k - c <= wrongs.len())),
+            Ask::Order { .. } | Ask::Holder { .. } => None,
+            _ => self.balance.multi_count(
+                k,
+                (1..k).filter(|&c| c <= golds.len() && k - c <= wrongs.len()),
+            ),
         };
         let mut formats = vec![Format::Single, Format::Open];
         if multi_count.is_some() {
@@ -148,26 +179,40 @@ impl Builder<'_, '_> {
             .map(|&g| text_of(f, ask, g))
             .collect();
         let gold_len = gold_text.iter().map(|t| t.chars().count()).sum::<usize>() / n_gold;
-        // Plausible first: shares a character with the question, close in
-        // length to the gold, close in time; the balancer then picks among
-        // the shortlist what keeps every surface feature at chance.
+        // Distractors sit where the golds sit: on the same side of the
+        // asked moment in story time (so the excerpt's order does not tell
+        // them apart), then plausible first: a character in the scene,
+        // sharing a character with the question, close in length to the
+        // gold, close in time. The balancer then picks among the shortlist
+        // what keeps every surface feature at chance.
+        let before = |i: usize| f.order(i) < anchor_time;
+        let golds_before = golds[..n_gold].iter().filter(|&&g| before(g)).count();
+        let side = |i: usize| {
+            if golds_before * 2 == n_gold {
+                false
+            } else {
+                before(i) != (golds_before * 2 > n_gold)
+            }
+        };
         wrongs.sort_by_cached_key(|&(i, _)| {
             let shares = f.people(i).intersection(&people).next().is_some() || people.contains(&i);
             let len = text_of(f, ask, i).chars().count();
             (
                 // a character who is in the scene, so the name alone does not tell
                 f.node(i).kind == NodeKind::Character && !cast.contains(&i),
+                f.node(i).kind != NodeKind::Character && side(i),
                 !shares,
                 len.abs_diff(gold_len) / 24,
                 f.order(i).abs_diff(anchor_time),
                 i,
             )
         });
-        // One of each reason first, so distractors are wrong in different ways.
+        // One of each reason first among those on the golds' side, so
+        // distractors are wrong in different ways.
         let mut ordered: Vec<(usize, DistractorReason)> = Vec::new();
         let mut reasons = BTreeSet::new();
         for &(i, r) in &wrongs {
-            if reasons.insert(r) {
+            if !side(i) && reasons.insert(r) {
                 ordered.push((i, r));
             }
         }
@@ -176,19 +221,21 @@ impl Builder<'_, '_> {
                 ordered.push(w);
             }
         }
-        let golds: Vec<Candidate> = golds[..n_gold]
+        // A few more right answers to choose from than the question takes
+        // (the nearest in time is not always the one named).
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        let golds: Vec<Candidate> = golds
             .iter()
-            .zip(gold_text)
-            .map(|(&g, text)| Candidate {
+            .map(|&g| Candidate {
                 node: Some(g),
                 character: None,
-                text,
+                text: text_of(f, ask, g),
                 verdict: Verdict::Gold,
             })
+            .filter(|c| seen.insert(c.text.trim().to_lowercase()))
+            .take(n_gold + GOLD_CHOICES)
             .collect();
-        let mut seen: BTreeSet<String> =
-            golds.iter().map(|c| c.text.trim().to_lowercase()).collect();
-        if seen.len() != golds.len() {
+        if golds.len() < n_gold {
             return None;
         }
         let wrongs: Vec<Candidate> = ordered
@@ -208,6 +255,7 @@ impl Builder<'_, '_> {
             ask: ask.clone(),
             format,
             golds,
+            n_gold,
             wrongs,
             want,
         })
