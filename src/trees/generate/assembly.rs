@@ -123,16 +123,28 @@ impl Builder<'_, '_> {
             .map(|(_, s, c, d)| (s, c, d))
     }
 
+    /// The draft of `ask` as a follow-up of a parent that settled `focus`:
+    /// an answer that is what the parent asked about, or one of its answers,
+    /// would ask the parent's link again, so such golds are left out (the
+    /// order of two moments excepted: that is why a distractor was wrong, a
+    /// new fact).
+    fn draft_under(&self, ask: &Ask, focus: Option<&[usize]>) -> Option<Draft> {
+        let mut draft = self.draft(ask)?;
+        match focus {
+            Some(focus) if !matches!(ask, Ask::Order { .. }) => {
+                draft.drop_golds(focus).then_some(draft)
+            }
+            _ => Some(draft),
+        }
+    }
+
     /// How the best pick for `ask` under this parent would move the tallies
     /// (`None`: it cannot be asked here).
     fn preview(&self, ask: &Ask, parent: &Parent<'_>) -> Option<f64> {
         if self.asked.contains(ask) || !focus_of(ask).iter().all(|&m| self.shown(m)) {
             return None;
         }
-        let mut draft = self.draft(ask)?;
-        if !matches!(ask, Ask::Order { .. }) && !draft.drop_golds(&parent.focus) {
-            return None;
-        }
+        let draft = self.draft_under(ask, Some(&parent.focus))?;
         self.choose_with_cost(&draft, parent.premise_node)
             .map(|b| b.0)
     }
@@ -182,15 +194,7 @@ impl Builder<'_, '_> {
         if self.asked.contains(&ask) || !focus_of(&ask).iter().all(|&m| self.shown(m)) {
             return None;
         }
-        let mut draft = self.draft(&ask)?;
-        // A follow-up whose answer is what its parent asked about, or one of
-        // the parent's answers, asks the parent's link again (the order of
-        // two moments excepted: that is why a distractor was wrong, a new fact).
-        if let Some(p) = &parent {
-            if !matches!(ask, Ask::Order { .. }) && !draft.drop_golds(&p.focus) {
-                return None;
-            }
-        }
+        let draft = self.draft_under(&ask, parent.as_ref().map(|p| p.focus.as_slice()))?;
         let premise_node = parent.as_ref().and_then(|p| p.premise_node);
         let (spec, context, derived) = self.choose(&draft, premise_node)?;
         let written = match self.write_checked(self.writer, tree, &spec, &context.excerpt) {

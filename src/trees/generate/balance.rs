@@ -15,6 +15,8 @@ use crate::trees::audit::readers::{
 use crate::trees::schema::Format;
 use crate::util::rng::SplitMix64;
 
+use super::options::combos;
+
 #[derive(Debug, Clone, Default)]
 struct Tally {
     /// Credit earned so far, by reader (and, for multiple choice, by the
@@ -243,7 +245,7 @@ impl Balancer {
         let mut rng = SplitMix64::new(seed);
         let mut best: Option<((usize, f64, u64), Vec<usize>)> = None;
         let mut places = Vec::new();
-        subsets(n, golds.len(), 0, &mut places, &mut |at: &[usize]| {
+        combos(n, golds.len(), 0, &mut places, &mut |at: &[usize]| {
             let (mut g, mut w) = (golds.iter(), wrongs.iter());
             let order: Vec<usize> = (0..n)
                 .map(|k| *if at.contains(&k) { g.next() } else { w.next() }.expect("n options"))
@@ -303,19 +305,6 @@ fn chance_of(view: &SurfaceView, format: Format) -> f64 {
 /// How many more questions one correct-option count may have than the
 /// least used one.
 const COUNT_SLACK: usize = 1;
-
-/// Calls `f` with every `k`-subset of `0..n`.
-fn subsets(n: usize, k: usize, from: usize, pick: &mut Vec<usize>, f: &mut impl FnMut(&[usize])) {
-    if pick.len() == k {
-        f(pick);
-        return;
-    }
-    for i in from..n {
-        pick.push(i);
-        subsets(n, k, i + 1, pick, f);
-        pick.pop();
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -80,7 +80,13 @@ impl Draft {
 }
 
 /// Calls `f` with every `k`-subset of `0..n`, in lexicographic order.
-fn combos(n: usize, k: usize, from: usize, pick: &mut Vec<usize>, f: &mut impl FnMut(&[usize])) {
+pub(super) fn combos(
+    n: usize,
+    k: usize,
+    from: usize,
+    pick: &mut Vec<usize>,
+    f: &mut impl FnMut(&[usize]),
+) {
     if pick.len() == k {
         f(pick);
         return;
