@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
+use anyhow::Context as _;
 use clap::Args;
 use moviegraph::graph::analysis::analyse;
 use moviegraph::trees::audit::{audit, Thresholds};
@@ -11,12 +12,16 @@ use moviegraph::trees::facts::Facts;
 use moviegraph::trees::generate::{generate, GenerateOptions};
 use moviegraph::trees::jsonl::write_trees;
 use moviegraph::trees::rules::RulesWriter;
+use moviegraph::trees::schema::Tree;
 use moviegraph::trees::source::Source;
 use moviegraph::trees::synth::corpus;
 use moviegraph::trees::validate::{is_valid, validate};
 use moviegraph::workspace::audit::AUDIT_SEED;
 
 use super::emit;
+
+/// One film's generation: its index, trees, invalid trees and JSONL bytes.
+type Made = (usize, Vec<Tree>, usize, usize);
 
 /// Options of `bench trees`.
 #[derive(Debug, Args)]
@@ -30,6 +35,10 @@ pub struct BenchTreesArgs {
     /// Trees per film.
     #[arg(long, default_value_t = 30)]
     max_trees: usize,
+    /// Also write each synthetic film's trees to DIR/<film>.jsonl (outside
+    /// the timing), to read them or audit them one by one.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<std::path::PathBuf>,
 }
 
 fn peak_rss_kb() -> Option<u64> {
@@ -62,25 +71,49 @@ pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<()> {
         max_trees: Some(a.max_trees),
         ..GenerateOptions::default()
     };
+    // Films are independent: each thread takes every n-th film.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(graphs.len().max(1));
     let t = Instant::now();
-    let (mut trees, mut questions, mut invalid, mut bytes) = (0, 0, 0, 0);
-    let mut films = Vec::new();
-    for g in &graphs {
-        let facts = Facts::new(g);
-        let source = Source::from_evidence(g);
-        let out = generate(&facts, &analyse(g), &source, &RulesWriter, &opts);
-        films.push(out.trees.clone());
-        for tree in &out.trees {
-            if !is_valid(&validate(tree)) {
-                invalid += 1;
-            }
+    let made: Vec<Made> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|w| {
+                let (graphs, opts) = (&graphs, &opts);
+                scope.spawn(move || -> anyhow::Result<Vec<Made>> {
+                    let mut made = Vec::new();
+                    for (i, g) in graphs.iter().enumerate().skip(w).step_by(threads) {
+                        let facts = Facts::new(g);
+                        let source = Source::from_evidence(g);
+                        let out = generate(&facts, &analyse(g), &source, &RulesWriter, opts);
+                        let invalid = out
+                            .trees
+                            .iter()
+                            .filter(|tree| !is_valid(&validate(tree)))
+                            .count();
+                        let mut buf = Vec::new();
+                        write_trees(&mut buf, &out.trees)?;
+                        made.push((i, out.trees, invalid, buf.len()));
+                    }
+                    Ok(made)
+                })
+            })
+            .collect();
+        let mut made = Vec::new();
+        for w in workers {
+            made.extend(
+                w.join()
+                    .map_err(|_| anyhow::anyhow!("a generation thread panicked"))??,
+            );
         }
-        trees += out.trees.len();
-        questions += out.trees.iter().map(|t| t.nodes.len()).sum::<usize>();
-        let mut buf = Vec::new();
-        write_trees(&mut buf, &out.trees)?;
-        bytes += buf.len();
-    }
+        made.sort_by_key(|m| m.0);
+        anyhow::Ok(made)
+    })?;
+    let trees: usize = made.iter().map(|m| m.1.len()).sum();
+    let questions: usize = made.iter().flat_map(|m| &m.1).map(|t| t.nodes.len()).sum();
+    let invalid: usize = made.iter().map(|m| m.2).sum();
+    let bytes: usize = made.iter().map(|m| m.3).sum();
+    let films: Vec<Vec<Tree>> = made.into_iter().map(|m| m.1).collect();
     let gen_s = t.elapsed().as_secs_f64();
 
     // The validity audit of each film's trees, as `trees generate` runs it
@@ -97,6 +130,15 @@ pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<()> {
         }
     }
     let audit_s = t.elapsed().as_secs_f64();
+    if let Some(dir) = &a.keep {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (g, film) in graphs.iter().zip(&films) {
+            let path = dir.join(format!("{}.jsonl", g.film));
+            let mut file = std::fs::File::create(&path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            write_trees(&mut file, film)?;
+        }
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -109,7 +151,7 @@ pub fn bench_trees(a: BenchTreesArgs) -> anyhow::Result<()> {
     );
     let _ = writeln!(
         out,
-        "trees     analysis + generate + validate + JSONL: {gen_s:>8.3} s ({trees} trees, {questions} questions, {invalid} invalid, {:.1} MB JSONL; {:.0} questions/s)",
+        "trees     analysis + generate + validate + JSONL: {gen_s:>8.3} s ({trees} trees, {questions} questions, {invalid} invalid, {:.1} MB JSONL; {:.0} questions/s; {threads} threads, one film each at a time)",
         bytes as f64 / 1e6,
         questions as f64 / gen_s.max(1e-9)
     );

@@ -4,11 +4,12 @@
 //! decide whether an option is a gold answer, a distractor wrong for a stated
 //! reason, or unusable (true in some other sense, so never offered).
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
-use crate::graph::{Attitude, EdgeKind, Graph, Node, NodeKind};
+use crate::graph::{Attitude, Edge, EdgeKind, Graph, Node, NodeKind};
 
 use super::schema::DistractorReason;
 
@@ -75,6 +76,8 @@ pub struct Facts<'g> {
     index: HashMap<&'g str, usize>,
     causal_in: Vec<Vec<usize>>,
     causal_out: Vec<Vec<usize>>,
+    /// Per node: the indices of the graph's edges leaving it.
+    edges_from: Vec<Vec<usize>>,
     participants: Vec<BTreeSet<usize>>,
     /// Character node indices, by id.
     pub characters: Vec<usize>,
@@ -85,10 +88,14 @@ pub struct Facts<'g> {
     glosses: Vec<String>,
     words: Vec<BTreeSet<String>>,
     people: Vec<BTreeSet<usize>>,
-    up: RefCell<HashMap<usize, Rc<BTreeSet<usize>>>>,
-    down: RefCell<HashMap<usize, Rc<BTreeSet<usize>>>>,
-    verdicts: RefCell<HashMap<Ask, Judged>>,
-    reach: RefCell<HashMap<(usize, usize), bool>>,
+    /// `people` as bit sets (`stride` words a node), for reach.
+    people_bits: Vec<u64>,
+    stride: usize,
+    /// Per node, once asked: its ancestors and its descendants.
+    up: RefCell<Vec<Option<Rc<BTreeSet<usize>>>>>,
+    down: RefCell<Vec<Option<Rc<BTreeSet<usize>>>>>,
+    verdicts: RefCell<FxHashMap<Ask, Judged>>,
+    reach: RefCell<FxHashMap<(usize, usize), bool>>,
 }
 
 /// An ask's pool with the verdict of each option, shared.
@@ -124,6 +131,12 @@ impl<'g> Facts<'g> {
             }
             if let Some(&c) = node.holder.as_deref().and_then(|h| index.get(h)) {
                 held.entry(c).or_default().push(i);
+            }
+        }
+        let mut edges_from = vec![Vec::new(); n];
+        for (e, edge) in graph.edges.iter().enumerate() {
+            if let Some(&s) = index.get(edge.source.as_str()) {
+                edges_from[s].push(e);
             }
         }
         for edge in &graph.edges {
@@ -164,6 +177,7 @@ impl<'g> Facts<'g> {
             index,
             causal_in,
             causal_out,
+            edges_from,
             participants,
             characters,
             moments,
@@ -171,12 +185,32 @@ impl<'g> Facts<'g> {
             glosses: Vec::new(),
             words: Vec::new(),
             people: Vec::new(),
-            up: RefCell::default(),
-            down: RefCell::default(),
+            people_bits: Vec::new(),
+            stride: 0,
+            up: RefCell::new(vec![None; n]),
+            down: RefCell::new(vec![None; n]),
             verdicts: RefCell::default(),
             reach: RefCell::default(),
         };
         facts.people = (0..n).map(|i| facts.people_of(i)).collect();
+        let bit_of: HashMap<usize, usize> = facts
+            .people
+            .iter()
+            .flatten()
+            .copied()
+            .collect::<BTreeSet<usize>>()
+            .into_iter()
+            .enumerate()
+            .map(|(bit, c)| (c, bit))
+            .collect();
+        facts.stride = bit_of.len().div_ceil(64).max(1);
+        facts.people_bits = vec![0; n * facts.stride];
+        for (i, people) in facts.people.iter().enumerate() {
+            for c in people {
+                let bit = bit_of[c];
+                facts.people_bits[i * facts.stride + bit / 64] |= 1 << (bit % 64);
+            }
+        }
         facts.glosses = (0..n).map(|i| facts.make_gloss(i)).collect();
         facts.words = facts.glosses.iter().map(|g| content_words(g)).collect();
         facts
@@ -195,6 +229,11 @@ impl<'g> Facts<'g> {
     /// Story time of a node (unknown sorts last).
     pub fn order(&self, i: usize) -> usize {
         self.node(i).order.unwrap_or(usize::MAX)
+    }
+
+    /// The graph's edges leaving a node (indices into its edges).
+    pub fn edges_from(&self, i: usize) -> impl Iterator<Item = &'g Edge> + '_ {
+        self.edges_from[i].iter().map(|&e| &self.graph.edges[e])
     }
 
     /// Direct causes (causes, enables, motivates, triggers).
@@ -227,20 +266,22 @@ impl<'g> Facts<'g> {
 
     /// Every node with a causal path to `i`.
     pub fn ancestors(&self, i: usize) -> Rc<BTreeSet<usize>> {
-        self.up
-            .borrow_mut()
-            .entry(i)
-            .or_insert_with(|| Rc::new(self.walk(i, &self.causal_in)))
-            .clone()
+        if let Some(known) = &self.up.borrow()[i] {
+            return Rc::clone(known);
+        }
+        let found = Rc::new(self.walk(i, &self.causal_in));
+        self.up.borrow_mut()[i] = Some(Rc::clone(&found));
+        found
     }
 
     /// Every node `i` has a causal path to.
     pub fn descendants(&self, i: usize) -> Rc<BTreeSet<usize>> {
-        self.down
-            .borrow_mut()
-            .entry(i)
-            .or_insert_with(|| Rc::new(self.walk(i, &self.causal_out)))
-            .clone()
+        if let Some(known) = &self.down.borrow()[i] {
+            return Rc::clone(known);
+        }
+        let found = Rc::new(self.walk(i, &self.causal_out));
+        self.down.borrow_mut()[i] = Some(Rc::clone(&found));
+        found
     }
 
     fn walk(&self, start: usize, adj: &[Vec<usize>]) -> BTreeSet<usize> {
@@ -451,10 +492,13 @@ impl<'g> Facts<'g> {
                     return Wrong(R::LaterEvent);
                 }
                 // After the source and unlinked: only a moment the source
-                // cannot have reached, or an event with a known different
-                // cause, is offered as not what it led to.
+                // cannot have reached, or one with a known different cause
+                // (an event, or a state of mind something else brought
+                // about), is offered as not what it led to. States count as
+                // events do: when every wrong answer were an event, the one
+                // state of mind among the options would be the answer.
                 let other_cause = !self.causes(option).is_empty();
-                if kind == NodeKind::Event && (!self.can_reach(source, option) || other_cause) {
+                if !self.can_reach(source, option) || other_cause {
                     Wrong(R::NotTheCause)
                 } else {
                     Unusable
@@ -548,25 +592,30 @@ impl<'g> Facts<'g> {
         if a.scene.is_some() && a.scene == b.scene {
             return true;
         }
-        let mut told: BTreeSet<usize> = self.people(from).clone();
-        if told.is_empty() || self.people(to).is_empty() {
+        let bits = |i: usize| &self.people_bits[i * self.stride..(i + 1) * self.stride];
+        let meet = |x: &[u64], y: &[u64]| x.iter().zip(y).any(|(p, q)| p & q != 0);
+        let mut told: Vec<u64> = bits(from).to_vec();
+        if self.people(from).is_empty() || self.people(to).is_empty() {
             return true;
         }
         let (start, end) = (self.order(from), self.order(to));
         if start >= end {
-            return !told.is_disjoint(self.people(to));
+            return meet(&told, bits(to));
         }
-        for &m in &self.moments {
-            let t = self.order(m);
-            if t < start || t > end {
-                continue;
+        // Moments are in story order: those from `start` to `end`, in turn.
+        let first = self.moments.partition_point(|&m| self.order(m) < start);
+        for &m in &self.moments[first..] {
+            if self.order(m) > end {
+                break;
             }
-            let here = self.people(m);
-            if !told.is_disjoint(here) {
-                told.extend(here.iter().copied());
+            let here = bits(m);
+            if meet(&told, here) {
+                for (t, h) in told.iter_mut().zip(here) {
+                    *t |= h;
+                }
             }
         }
-        !told.is_disjoint(self.people(to))
+        meet(&told, bits(to))
     }
 
     /// Whether an event's own consequences are known (it causes something in
@@ -627,8 +676,14 @@ const STOP: &[&str] = &[
 pub fn content_words(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
-        .filter(|w| w.len() > 1 && !STOP.contains(&w.as_str()))
+        .filter(|w| is_content_word(w))
         .collect()
+}
+
+/// Whether a lowercase word counts as a content word: two letters or more
+/// and not a stop word.
+pub fn is_content_word(lowercase: &str) -> bool {
+    lowercase.len() > 1 && !STOP.contains(&lowercase)
 }
 
 /// Share of `a`'s words found in `b` (0 when `a` is empty).

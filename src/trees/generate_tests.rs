@@ -377,3 +377,36 @@ fn a_later_event_with_a_known_different_cause_is_not_an_effect() {
     // Earlier than the lie: cannot be what it led to.
     assert_eq!(at("event:e0"), Verdict::Wrong(R::LaterEvent));
 }
+
+#[test]
+fn a_later_state_with_a_known_different_cause_is_not_an_effect() {
+    // Quinton's fear after the pawning, brought about by it: when every
+    // wrong answer to "what did the lie lead to" were an event, the one
+    // state of mind among the options would give the gold away.
+    let mut g = graph_with_other_chains();
+    let mut m3 = Node::new(
+        "mental_state:m3",
+        NodeKind::MentalState,
+        "Quinton: Quinton fears the moneylender",
+    );
+    m3.attitude = Some(Attitude::Emotion);
+    m3.holder = Some("character:quinton".into());
+    m3.order = Some(21);
+    g.nodes.push(m3);
+    g.nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    g.edges
+        .push(Edge::new(EdgeKind::Triggers, "event:e2", "mental_state:m3"));
+    g.edges.push(Edge::new(
+        EdgeKind::Holds,
+        "character:quinton",
+        "mental_state:m3",
+    ));
+    let f = Facts::new(&g);
+    let ask = Ask::Effect {
+        source: f.index_of("event:e1").unwrap(),
+    };
+    assert_eq!(
+        f.classify(&ask, f.index_of("mental_state:m3").unwrap()),
+        Verdict::Wrong(R::NotTheCause)
+    );
+}

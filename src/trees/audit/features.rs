@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::trees::facts::{content_words, overlap};
+use crate::trees::facts::{content_words, is_content_word};
 use crate::trees::schema::Node;
 
 /// Verbs of mind: a narration sentence with one of these states a mental
@@ -93,6 +93,20 @@ pub enum LineKind {
 /// The lines of an excerpt, classified.
 pub fn excerpt_lines(excerpt: &str) -> Vec<Line> {
     let mut out = Vec::new();
+    classify_lines(excerpt, |text, part, kind| {
+        out.push(Line {
+            text: text.to_owned(),
+            words: content_words(text),
+            part,
+            kind,
+        })
+    });
+    out
+}
+
+/// Calls `each` with every shown line of an excerpt (trimmed), its block and
+/// its kind, in order.
+fn classify_lines<'e>(excerpt: &'e str, mut each: impl FnMut(&'e str, usize, LineKind)) {
     for (part, block) in excerpt.split("\n\n").enumerate() {
         let mut after_cue = false;
         for raw in block.lines() {
@@ -112,41 +126,116 @@ pub fn excerpt_lines(excerpt: &str) -> Vec<Line> {
             } else {
                 LineKind::Action
             };
-            out.push(Line {
-                text: text.to_owned(),
-                words: content_words(text),
-                part,
-                kind,
-            });
+            each(text, part, kind);
         }
     }
-    out
 }
 
-thread_local! {
-    /// Excerpts already read: generation weighs many wordings of a
-    /// question over the same few excerpts.
-    static LINES: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Vec<Line>>>> =
-        Default::default();
-}
-
-/// Excerpts kept read at most (the cache is emptied beyond).
-const LINES_KEPT: usize = 4096;
-
-/// [`excerpt_lines`], remembered.
-fn cached_lines(excerpt: &str) -> std::rc::Rc<Vec<Line>> {
-    LINES.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some(lines) = cache.get(excerpt) {
-            return std::rc::Rc::clone(lines);
+/// The content words of a text as interned ids, sorted and unique: the
+/// surface reader compares word sets many thousand times per film, and ids
+/// compare without touching the strings.
+fn word_ids(text: &str) -> Vec<u32> {
+    thread_local! {
+        static IDS: std::cell::RefCell<rustc_hash::FxHashMap<String, u32>> =
+            Default::default();
+    }
+    IDS.with(|ids| {
+        let mut ids = ids.borrow_mut();
+        let mut word = String::new();
+        let mut out: Vec<u32> = Vec::new();
+        for raw in text.split(|c: char| !c.is_alphanumeric()) {
+            if raw.is_empty() {
+                continue;
+            }
+            word.clear();
+            if raw.is_ascii() {
+                word.extend(raw.chars().map(|c| c.to_ascii_lowercase()));
+            } else {
+                word.push_str(&raw.to_lowercase());
+            }
+            if !is_content_word(&word) {
+                continue;
+            }
+            let next = ids.len() as u32;
+            let id = match ids.get(word.as_str()) {
+                Some(&id) => id,
+                None => *ids.entry(word.clone()).or_insert(next),
+            };
+            out.push(id);
         }
-        if cache.len() >= LINES_KEPT {
-            cache.clear();
-        }
-        let lines = std::rc::Rc::new(excerpt_lines(excerpt));
-        cache.insert(excerpt.to_owned(), std::rc::Rc::clone(&lines));
-        lines
+        out.sort_unstable();
+        out.dedup();
+        out
     })
+}
+
+/// How many ids two sorted, unique id lists share.
+fn shared(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// [`overlap`] over word ids: share of `a`'s words found in `b`.
+fn id_overlap(a: &[u32], b: &[u32]) -> f64 {
+    if a.is_empty() {
+        0.0
+    } else {
+        shared(a, b) as f64 / a.len() as f64
+    }
+}
+
+/// [`jaccard`] over word ids.
+fn id_jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let both = shared(a, b);
+    let union = a.len() + b.len() - both;
+    if union == 0 {
+        0.0
+    } else {
+        both as f64 / union as f64
+    }
+}
+
+/// [`word_ids`] of an excerpt line, remembered: generation reads the same
+/// lines in many excerpts.
+fn line_ids(line: &str) -> std::rc::Rc<[u32]> {
+    thread_local! {
+        static LINES: std::cell::RefCell<rustc_hash::FxHashMap<String, std::rc::Rc<[u32]>>> =
+            Default::default();
+    }
+    LINES.with(|lines| {
+        if let Some(ids) = lines.borrow().get(line) {
+            return std::rc::Rc::clone(ids);
+        }
+        let ids: std::rc::Rc<[u32]> = word_ids(line).into();
+        let mut lines = lines.borrow_mut();
+        if lines.len() >= LINES_KEPT {
+            lines.clear();
+        }
+        lines.insert(line.to_owned(), std::rc::Rc::clone(&ids));
+        ids
+    })
+}
+
+/// Excerpt lines kept read at most (the memory is emptied beyond).
+const LINES_KEPT: usize = 1 << 16;
+
+/// One excerpt line as the surface reader keeps it.
+struct SeenLine<'e> {
+    text: &'e str,
+    ids: std::rc::Rc<[u32]>,
+    part: usize,
+    kind: LineKind,
 }
 
 /// The excerpt with these quotes cut from its narration lines (action lines;
@@ -178,9 +267,14 @@ pub fn strip_narration(excerpt: &str, quotes: &[&str]) -> String {
             out.push(raw.to_owned());
             continue;
         }
+        let untouched = !quotes.iter().any(|q| !q.is_empty() && raw.contains(q));
+        if untouched && is_tidy(raw) {
+            out.push(raw.to_owned());
+            continue;
+        }
         let mut line = raw.to_owned();
         for q in quotes {
-            if !q.is_empty() {
+            if !q.is_empty() && line.contains(q) {
                 line = line.replace(q, "");
             }
         }
@@ -195,6 +289,17 @@ pub fn strip_narration(excerpt: &str, quotes: &[&str]) -> String {
         }
     }
     out.join("\n")
+}
+
+/// Whether a narration line is already as [`strip_narration`] leaves one:
+/// single spaces, no stray stop, something to read.
+fn is_tidy(line: &str) -> bool {
+    line == line.trim()
+        && !line.starts_with('.')
+        && !line.contains("  ")
+        && !line.contains(". .")
+        && !line.chars().any(|c| c.is_whitespace() && c != ' ')
+        && line.chars().any(char::is_alphanumeric)
 }
 
 /// Whether a line is a speaker cue: a short name in capitals, maybe with an
@@ -221,24 +326,29 @@ pub fn cue_name(text: &str) -> &str {
 /// The words a question quotes: the text in quotation marks, else what
 /// follows its first colon, else the question's own content words.
 pub fn quoted_words(question: &str) -> BTreeSet<String> {
+    content_words(quoted_text(question, |t| !content_words(t).is_empty()))
+}
+
+/// The part of a question [`quoted_words`] reads: the first of the quoted
+/// text, the text after the first colon and the whole question that
+/// `has_words`.
+fn quoted_text(question: &str, has_words: impl Fn(&str) -> bool) -> &str {
     for (open, close) in [('“', '”'), ('"', '"')] {
         if let Some(start) = question.find(open) {
             let rest = &question[start + open.len_utf8()..];
             if let Some(end) = rest.find(close) {
-                let words = content_words(&rest[..end]);
-                if !words.is_empty() {
-                    return words;
+                if has_words(&rest[..end]) {
+                    return &rest[..end];
                 }
             }
         }
     }
     if let Some((_, after)) = question.split_once(':') {
-        let words = content_words(after);
-        if !words.is_empty() {
-            return words;
+        if has_words(after) {
+            return after;
         }
     }
-    content_words(question)
+    question
 }
 
 /// The surface features of one option of a choice question.
@@ -275,12 +385,12 @@ pub struct SurfaceView {
     pub quoted_line: Option<usize>,
 }
 
-/// The line holding most of `words` (at least `min` of them), the first of
-/// equals.
-fn best_line(lines: &[Line], words: &BTreeSet<String>, min: f64) -> Option<usize> {
+/// The line holding most of `words` (at least a share `min` of them), the
+/// first of equals.
+fn best_line(lines: &[SeenLine<'_>], words: &[u32], min: f64) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (i, line) in lines.iter().enumerate() {
-        let share = overlap(words, &line.words);
+        let share = id_overlap(words, &line.ids);
         if share >= min && best.is_none_or(|(_, b)| share > b) {
             best = Some((i, share));
         }
@@ -293,24 +403,30 @@ pub fn surface(node: &Node) -> Option<SurfaceView> {
     if node.options.is_empty() {
         return None;
     }
-    let cached = cached_lines(&node.context.excerpt);
-    let lines: &[Line] = &cached;
-    let excerpt_words: BTreeSet<String> = lines.iter().flat_map(|l| l.words.clone()).collect();
-    let question_words = content_words(&node.question);
-    let quoted_line = best_line(lines, &quoted_words(&node.question), 0.5);
+    let mut lines: Vec<SeenLine<'_>> = Vec::new();
+    classify_lines(&node.context.excerpt, |text, part, kind| {
+        lines.push(SeenLine {
+            text,
+            ids: line_ids(text),
+            part,
+            kind,
+        })
+    });
+    let mut excerpt_words: Vec<u32> = lines.iter().flat_map(|l| l.ids.iter().copied()).collect();
+    excerpt_words.sort_unstable();
+    excerpt_words.dedup();
+    let question_words = word_ids(&node.question);
+    let quoted = word_ids(quoted_text(&node.question, |t| !word_ids(t).is_empty()));
+    let quoted_line = best_line(&lines, &quoted, 0.5);
     let cue = quoted_line.and_then(|q| {
         lines[..=q]
             .iter()
             .rev()
             .take_while(|l| l.part == lines[q].part)
             .find(|l| l.kind == LineKind::Cue)
-            .map(|l| cue_name(&l.text).to_lowercase())
+            .map(|l| cue_name(l.text).to_lowercase())
     });
-    let option_words: Vec<BTreeSet<String>> = node
-        .options
-        .iter()
-        .map(|o| content_words(&o.text))
-        .collect();
+    let option_words: Vec<Vec<u32>> = node.options.iter().map(|o| word_ids(&o.text)).collect();
     let options = node
         .options
         .iter()
@@ -321,9 +437,9 @@ pub fn surface(node: &Node) -> Option<SurfaceView> {
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| *j != k)
-                .map(|(_, w)| jaccard(words, w))
+                .map(|(_, w)| id_jaccard(words, w))
                 .collect();
-            let at = best_line(lines, words, 0.5);
+            let at = best_line(&lines, words, 0.5);
             let first = o
                 .text
                 .split_whitespace()
@@ -334,8 +450,8 @@ pub fn surface(node: &Node) -> Option<SurfaceView> {
                 letter: k,
                 chars: o.text.chars().count() as f64,
                 words: o.text.split_whitespace().count() as f64,
-                context_overlap: overlap(words, &excerpt_words),
-                question_overlap: overlap(words, &question_words),
+                context_overlap: id_overlap(words, &excerpt_words),
+                question_overlap: id_overlap(words, &question_words),
                 similarity_to_others: mean(&others),
                 offset: at.zip(quoted_line).map(|(a, q)| a as i64 - q as i64),
                 cue_above_quote: o.text.split_whitespace().count() <= 3
@@ -403,5 +519,50 @@ mod tests {
         assert_eq!(q, content_words("Sell the boat"));
         let q = quoted_words("What did this lead to: Quinton hangs up?");
         assert_eq!(q, content_words("Quinton hangs up"));
+    }
+
+    #[test]
+    fn word_ids_measure_overlap_as_content_words_do() {
+        let texts = [
+            "Mara keeps the RING in the safe.",
+            "Quinton lies to Mara about the ring",
+            "“I remember the splash.” Über-cold; naïve Ærø",
+            "",
+            "a I to",
+        ];
+        for a in texts {
+            for b in texts {
+                let (wa, wb) = (content_words(a), content_words(b));
+                let (ia, ib) = (word_ids(a), word_ids(b));
+                assert_eq!(ia.len(), wa.len(), "{a}");
+                assert_eq!(id_overlap(&ia, &ib), crate::trees::facts::overlap(&wa, &wb));
+                assert_eq!(id_jaccard(&ia, &ib), jaccard(&wa, &wb));
+            }
+        }
+    }
+
+    #[test]
+    fn a_tidy_narration_line_is_left_as_the_full_rewrite_would_leave_it() {
+        // The fast path (no quote in the line, already tidy) must agree with
+        // the rewrite every other line goes through.
+        let quote = ["Mara thinks."];
+        for line in [
+            "Teo holds his gaze.",
+            "  Teo holds his gaze.",
+            "Teo  holds his gaze.",
+            "Teo holds\this gaze.",
+            ". Teo holds his gaze.",
+            "Teo holds his gaze. . Then he goes.",
+            "...",
+            "Teo\u{a0}holds his gaze.",
+        ] {
+            let once = strip_narration(line, &quote);
+            assert_eq!(strip_narration(&once, &quote), once, "{line:?}");
+            if is_tidy(line) {
+                assert_eq!(once, line);
+            } else {
+                assert_ne!(once, line, "{line:?} is rewritten, so not tidy");
+            }
+        }
     }
 }

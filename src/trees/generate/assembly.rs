@@ -5,10 +5,14 @@
 //! every option down to the configured depth. No question is asked twice in
 //! a film, and no follow-up asks its parent's link again.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
 use crate::graph::NodeKind;
-use crate::trees::audit::features::{strip_narration, surface};
+use crate::trees::audit::features::{strip_narration, surface, SurfaceView};
 use crate::trees::audit::{node_giveaways, reasks};
 use crate::trees::facts::{Ask, Facts};
 use crate::trees::rules::RulesWriter;
@@ -37,6 +41,24 @@ pub(super) struct Builder<'a, 'g> {
     /// Every question asked so far in the film (none is asked twice).
     pub(super) asked: BTreeSet<Ask>,
     pub(super) out: Generated,
+    /// Picks of answers already read (see [`Builder::read`]).
+    pub(super) readings: RefCell<FxHashMap<PickKey, Option<Rc<Reading>>>>,
+}
+
+/// What identifies a pick of answers: the ask, the format, each candidate
+/// (node, character, wording) and the premise node.
+pub(super) type PickKey = (
+    Ask,
+    Format,
+    Vec<(Option<usize>, Option<usize>, String)>,
+    Option<usize>,
+);
+
+/// A pick of answers read: see [`Builder::read`].
+pub(super) struct Reading {
+    context: Context,
+    derived: Vec<String>,
+    view: Option<SurfaceView>,
 }
 
 /// Where a follow-up hangs: the parent node's id, the option that leads to
@@ -119,7 +141,7 @@ impl Builder<'_, '_> {
         draft: &Draft,
         premise: Option<usize>,
     ) -> Option<(Spec, Context, Vec<String>)> {
-        self.choose_with_cost(draft, premise)
+        self.choose_with_cost(draft.specs(), premise)
             .map(|(_, s, c, d)| (s, c, d))
     }
 
@@ -145,40 +167,70 @@ impl Builder<'_, '_> {
             return None;
         }
         let draft = self.draft_under(ask, Some(&parent.focus))?;
-        self.choose_with_cost(&draft, parent.premise_node)
+        self.choose_with_cost(draft.picks(PREVIEW_PICKS), parent.premise_node)
             .map(|b| b.0)
     }
 
     fn choose_with_cost(
         &self,
-        draft: &Draft,
+        specs: Vec<Spec>,
         premise: Option<usize>,
     ) -> Option<(f64, Spec, Context, Vec<String>)> {
-        let mut best: Option<(f64, Spec, Context, Vec<String>)> = None;
-        for spec in draft.specs() {
-            let Some((context, derived)) = self.context_for(&spec, premise) else {
+        let mut best: Option<(f64, Spec, Rc<Reading>)> = None;
+        for spec in specs {
+            let Some(reading) = self.read(&spec, premise) else {
                 continue;
             };
-            let cost = if spec.format == Format::Open {
-                0.0
-            } else {
-                let Ok(w) = RulesWriter.write(self.facts, &spec, &context.excerpt) else {
-                    continue;
-                };
-                let probe = probe_node(&w, &spec, &context);
-                match surface(&probe) {
-                    Some(view) => self.balance.cost(&view, spec.format),
-                    None => 0.0,
-                }
+            let cost = match &reading.view {
+                Some(view) => self.balance.cost(view, spec.format),
+                None => 0.0,
             };
+            let open = spec.format == Format::Open;
             if best.as_ref().is_none_or(|b| cost < b.0 - 1e-12) {
-                best = Some((cost, spec, context, derived));
+                best = Some((cost, spec, reading));
             }
-            if spec_is_open(&best) {
+            // Any pick of an open question does: no options to balance.
+            if open && best.as_ref().is_some_and(|b| b.1.format == Format::Open) {
                 break;
             }
         }
-        best
+        best.map(|(cost, spec, r)| (cost, spec, r.context.clone(), r.derived.clone()))
+    }
+
+    /// A pick of answers as a reader meets it: its context and, for a choice
+    /// question, what a surface reader sees in its provisional wording
+    /// (`None`: the film does not show it, or it cannot be worded). Read once
+    /// per film: previews of follow-ups meet the same picks again.
+    fn read(&self, spec: &Spec, premise: Option<usize>) -> Option<Rc<Reading>> {
+        let key: PickKey = (
+            spec.ask.clone(),
+            spec.format,
+            spec.candidates
+                .iter()
+                .map(|c| (c.node, c.character, c.text.clone()))
+                .collect(),
+            premise,
+        );
+        if let Some(known) = self.readings.borrow().get(&key) {
+            return known.clone();
+        }
+        let reading = self
+            .context_for(spec, premise)
+            .and_then(|(context, derived)| {
+                let view = if spec.format == Format::Open {
+                    None
+                } else {
+                    let w = RulesWriter.write(self.facts, spec, &context.excerpt).ok()?;
+                    surface(&probe_node(&w, spec, &context))
+                };
+                Some(Rc::new(Reading {
+                    context,
+                    derived,
+                    view,
+                }))
+            });
+        self.readings.borrow_mut().insert(key, reading.clone());
+        reading
     }
 
     /// Builds the node for `ask` and its subtree; returns its id.
@@ -403,6 +455,12 @@ impl Builder<'_, '_> {
 /// Follow-ups weighed per option (the most telling first).
 const FOLLOW_UPS_WEIGHED: usize = 5;
 
+/// Distractor picks per pick of golds a follow-up is weighed on (the most
+/// plausible): the one written is then chosen among all its picks. Weighing
+/// every pick of every follow-up took a third longer and made the trees no
+/// more valid (sample film, seeds 0–9; synthetic corpus).
+const PREVIEW_PICKS: usize = 2;
+
 /// A node with a provisional wording, to read its surface before choosing.
 fn probe_node(w: &Written, spec: &Spec, context: &Context) -> Node {
     Node {
@@ -436,9 +494,4 @@ fn probe_node(w: &Written, spec: &Spec, context: &Context) -> Node {
         derived_from: Vec::new(),
         context: context.clone(),
     }
-}
-
-/// Whether the best so far is an open question (any pick does: no options to balance).
-fn spec_is_open(best: &Option<(f64, Spec, Context, Vec<String>)>) -> bool {
-    best.as_ref().is_some_and(|b| b.1.format == Format::Open)
 }

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::trees::audit::features::SurfaceView;
 use crate::trees::audit::readers::{
     heuristic_credits, row, Logistic, Sees, LETTER_FEATURES, OPTIONS_FEATURES, QUESTION_FEATURES,
@@ -17,13 +19,17 @@ use crate::util::rng::SplitMix64;
 
 use super::options::combos;
 
+/// A tally key: the reader's name and, for multiple choice, how many
+/// options it picks (0 for single choice and the learned readers).
+type Key = (&'static str, usize);
+
 #[derive(Debug, Clone, Default)]
 struct Tally {
     /// Credit earned so far, by reader (and, for multiple choice, by the
     /// number of options it picks).
-    credit: BTreeMap<String, f64>,
+    credit: FxHashMap<Key, f64>,
     /// Chance accumulated over the same questions, by the same keys.
-    chance: BTreeMap<String, f64>,
+    chance: FxHashMap<Key, f64>,
     /// Sum over questions of (gold − mean option) for each feature of the
     /// learned reader's row, by index.
     drift: BTreeMap<usize, f64>,
@@ -50,7 +56,7 @@ pub(super) struct Balancer {
 
 /// What each reader would earn on a question, keyed as in [`Tally`], with
 /// the chance it is measured against.
-fn credits(view: &SurfaceView, format: Format) -> Vec<(String, f64, f64)> {
+fn credits(view: &SurfaceView, format: Format) -> Vec<(Key, f64, f64)> {
     let n = view.options.len();
     match format {
         Format::Multi => {
@@ -60,7 +66,7 @@ fn credits(view: &SurfaceView, format: Format) -> Vec<(String, f64, f64)> {
                 .flat_map(|m| {
                     heuristic_credits(view, format, m)
                         .into_iter()
-                        .map(move |(name, c)| (format!("{name}/{m}"), c, chance))
+                        .map(move |(name, c)| ((name, m), c, chance))
                 })
                 .collect()
         }
@@ -68,7 +74,7 @@ fn credits(view: &SurfaceView, format: Format) -> Vec<(String, f64, f64)> {
             let chance = 1.0 / n.max(1) as f64;
             heuristic_credits(view, format, 1)
                 .into_iter()
-                .map(|(name, c)| (name.to_owned(), c, chance))
+                .map(|(name, c)| ((name, 0), c, chance))
                 .collect()
         }
     }
@@ -108,7 +114,7 @@ impl Balancer {
         let t = self.tally(format);
         let readers: f64 = credits(view, format)
             .into_iter()
-            .filter(|(key, ..)| letters || !key.starts_with("letter-"))
+            .filter(|(key, ..)| letters || !key.0.starts_with("letter-"))
             .map(|(key, c, chance)| {
                 let d = t.credit.get(&key).copied().unwrap_or(0.0) + c
                     - t.chance.get(&key).copied().unwrap_or(0.0)
@@ -146,7 +152,7 @@ impl Balancer {
         let now: f64 = t
             .credit
             .iter()
-            .filter(|(key, _)| !key.starts_with("letter-"))
+            .filter(|(key, _)| !key.0.starts_with("letter-"))
             .map(|(key, c)| {
                 let d = c - t.chance.get(key).copied().unwrap_or(0.0);
                 d * d
@@ -171,7 +177,7 @@ impl Balancer {
             _ => &mut self.single,
         };
         for (key, c, chance) in credits(view, format) {
-            *t.credit.entry(key.clone()).or_default() += c;
+            *t.credit.entry(key).or_default() += c;
             *t.chance.entry(key).or_default() += chance;
         }
         for (key, d) in drifts(view, true) {
@@ -179,7 +185,7 @@ impl Balancer {
         }
         for (sees, model) in &t.models {
             let key = learned_key(*sees);
-            *t.credit.entry(key.clone()).or_default() += model.credit(view, format, *sees);
+            *t.credit.entry(key).or_default() += model.credit(view, format, *sees);
             *t.chance.entry(key).or_default() += chance_of(view, format);
         }
         for k in 0..view.options.len() {
@@ -213,6 +219,15 @@ impl Balancer {
         for o in view.options.iter().filter(|o| o.correct) {
             *t.letters.entry((golds, o.letter)).or_default() += 1;
         }
+    }
+
+    /// Whether a score-rule reader is already above chance on the
+    /// single-choice questions written so far.
+    pub(super) fn ahead(&self, reader: &'static str) -> bool {
+        let t = &self.single;
+        let key = (reader, 0);
+        t.credit.get(&key).copied().unwrap_or(0.0)
+            > t.chance.get(&key).copied().unwrap_or(0.0) + 1e-9
     }
 
     /// The number of correct options for the next multiple-choice question,
@@ -280,8 +295,13 @@ const FIRST_FIT_STEPS: usize = 300;
 const REFIT_STEPS: usize = 40;
 
 /// The tally key of a learned reader.
-fn learned_key(sees: Sees) -> String {
-    format!("learned-{sees:?}")
+fn learned_key(sees: Sees) -> Key {
+    let name = match sees {
+        Sees::Options => "learned-Options",
+        Sees::Question => "learned-Question",
+        Sees::Context => "learned-Context",
+    };
+    (name, 0)
 }
 
 /// The length of a learned reader's row (a prefix of the full row).

@@ -46,6 +46,7 @@ pub(super) fn evidence_of(
         }
     }
     let node_ids: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    let nodes: Vec<usize> = ids.iter().filter_map(|id| f.index_of(id)).collect();
     let wanted = |k: EdgeKind| match spec.ask {
         Ask::Cause { .. } | Ask::Effect { .. } | Ask::Origin { .. } => matches!(
             k,
@@ -55,10 +56,9 @@ pub(super) fn evidence_of(
         Ask::Holder { .. } | Ask::MindBefore { .. } => k == EdgeKind::Holds,
         Ask::Order { .. } => false,
     };
-    let mut edges: Vec<String> = f
-        .graph
-        .edges
+    let mut edges: Vec<String> = nodes
         .iter()
+        .flat_map(|&i| f.edges_from(i))
         .filter(|e| {
             wanted(e.kind)
                 && node_ids.contains(e.source.as_str())
@@ -67,6 +67,7 @@ pub(super) fn evidence_of(
         .map(|e| e.id.clone())
         .collect();
     edges.sort();
+    edges.dedup();
     ids.extend(edges);
     (shown, ids)
 }

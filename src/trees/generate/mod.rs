@@ -256,6 +256,7 @@ pub fn generate_with(
         balance: Default::default(),
         asked: Default::default(),
         out: Generated::default(),
+        readings: Default::default(),
     };
     let film = facts.graph.film.clone();
     let scenes = facts

@@ -23,7 +23,7 @@ pub(super) struct Draft {
     pub(super) golds: Vec<Candidate>,
     /// Right answers the question takes.
     pub(super) n_gold: usize,
-    /// Most plausible first.
+    /// The shortlist of distractors, most plausible first.
     pub(super) wrongs: Vec<Candidate>,
     /// Distractors the question takes.
     pub(super) want: usize,
@@ -40,6 +40,13 @@ impl Draft {
     /// shortlists, the most plausible picks first (at most 64 distractor
     /// picks in all).
     pub(super) fn specs(&self) -> Vec<Spec> {
+        self.picks(usize::MAX)
+    }
+
+    /// [`Draft::specs`] with at most `per_gold` distractor picks for each
+    /// pick of golds (the most plausible): a preview of what the draft can
+    /// offer.
+    pub(super) fn picks(&self, per_gold: usize) -> Vec<Spec> {
         let mut gold_picks: Vec<Vec<usize>> = Vec::new();
         combos(
             self.golds.len(),
@@ -48,8 +55,8 @@ impl Draft {
             &mut Vec::new(),
             &mut |idx: &[usize]| gold_picks.push(idx.to_vec()),
         );
-        let per_gold = (64 / gold_picks.len().max(1)).max(4);
-        let n = self.wrongs.len().min(SHORTLIST);
+        let per_gold = (64 / gold_picks.len().max(1)).max(4).min(per_gold);
+        let n = self.wrongs.len();
         let mut out = Vec::new();
         for golds in &gold_picks {
             let mut taken = 0;
@@ -153,6 +160,12 @@ impl Builder<'_, '_> {
         if matches!(ask, Ask::Order { .. }) {
             formats = vec![Format::Single];
         }
+        // "Who holds this": the speaker cue above the quoted line often
+        // names the holder, so once that reader is ahead the question is
+        // asked open.
+        if matches!(ask, Ask::Holder { .. }) && self.balance.ahead("speaker-cue") {
+            formats = vec![Format::Open];
+        }
         let total: usize = self.counts.iter().sum::<usize>() + 1;
         let share = |x: Format| match x {
             Format::Open => self.opts.mix.open,
@@ -253,6 +266,7 @@ impl Builder<'_, '_> {
                 verdict: Verdict::Wrong(r),
             })
             .filter(|c| seen.insert(c.text.trim().to_lowercase()))
+            .take(SHORTLIST.max(want))
             .collect();
         if wrongs.len() < want {
             return None;
@@ -275,8 +289,12 @@ fn text_of(f: &Facts<'_>, ask: &Ask, i: usize) -> String {
             // A sentence with its subject: the asked character, whoever
             // really holds the state ("Quinton suspects …" for Teo's
             // suspicion is the distractor).
+            let name = f.first_name(*character);
             return match f.without_holder(i) {
-                Some(rest) => format!("{} {rest}", f.first_name(*character)),
+                Some(rest) => {
+                    let holder = f.holder(i).map(|h| f.first_name(h));
+                    format!("{name} {}", swap_name(&rest, name, holder))
+                }
                 None => f.content(i),
             };
         }
@@ -288,6 +306,40 @@ fn text_of(f: &Facts<'_>, ask: &Ask, i: usize) -> String {
     }
 }
 
+/// Another character's state said of `name` (see [`text_of`]): where it
+/// names `name` itself, the real holder takes that place, so "Teo lies to
+/// Mara" said of Mara reads "Mara lies to Teo", not "Mara lies to Mara".
+fn swap_name(rest: &str, name: &str, holder: Option<&str>) -> String {
+    let Some(holder) = holder.filter(|h| *h != name) else {
+        return rest.to_owned();
+    };
+    let mut out = String::with_capacity(rest.len());
+    let mut word = String::new();
+    // Quoted words are the film's own and stay as they are.
+    let mut quoted = false;
+    for c in rest.chars().chain(std::iter::once(' ')) {
+        if c.is_alphanumeric() {
+            word.push(c);
+            continue;
+        }
+        out.push_str(if word == name && !quoted {
+            holder
+        } else {
+            &word
+        });
+        word.clear();
+        match c {
+            '“' => quoted = true,
+            '”' => quoted = false,
+            '"' => quoted = !quoted,
+            _ => {}
+        }
+        out.push(c);
+    }
+    out.pop();
+    out
+}
+
 /// The characters of the scenes of these moments.
 fn cast_of(f: &Facts<'_>, focus: &[usize]) -> BTreeSet<usize> {
     let scenes: BTreeSet<usize> = focus.iter().filter_map(|&m| f.node(m).scene).collect();
@@ -297,4 +349,32 @@ fn cast_of(f: &Facts<'_>, focus: &[usize]) -> BTreeSet<usize> {
         .flat_map(|&m| f.people(m))
         .copied()
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_characters_state_said_of_the_asked_one_names_the_holder_in_its_place() {
+        assert_eq!(
+            swap_name(
+                "lies to Mara: “I remember the splash.”",
+                "Mara",
+                Some("Teo")
+            ),
+            "lies to Teo: “I remember the splash.”"
+        );
+        // A quotation is the film's own words: never edited.
+        assert_eq!(
+            swap_name("realizes: “Mara found it.”", "Mara", Some("Quinton")),
+            "realizes: “Mara found it.”"
+        );
+        // Only the whole name: "Maraschino" stays.
+        assert_eq!(
+            swap_name("wants the Maraschino cherries", "Mara", Some("Teo")),
+            "wants the Maraschino cherries"
+        );
+        assert_eq!(swap_name("feels uneasy", "Mara", None), "feels uneasy");
+    }
 }
