@@ -190,7 +190,7 @@ impl Builder<'_, '_> {
                 best = Some((cost, spec, reading));
             }
             // Any pick of an open question does: no options to balance.
-            if open && best.as_ref().is_some_and(|b| b.1.format == Format::Open) {
+            if open {
                 break;
             }
         }
