@@ -86,7 +86,12 @@ pub struct Facts<'g> {
     /// Per character index: mental states held, in story order.
     held: HashMap<usize, Vec<usize>>,
     glosses: Vec<String>,
-    words: Vec<BTreeSet<String>>,
+    /// Per node: its gloss's content words as ids into `vocabulary`,
+    /// sorted (compared many times per ask, so never as strings).
+    words: Vec<Vec<u32>>,
+    vocabulary: FxHashMap<String, u32>,
+    /// Per node: the index of its holder (mental states).
+    holders: Vec<Option<usize>>,
     people: Vec<BTreeSet<usize>>,
     /// `people` as bit sets (`stride` words a node), for reach.
     people_bits: Vec<u64>,
@@ -184,6 +189,8 @@ impl<'g> Facts<'g> {
             held,
             glosses: Vec::new(),
             words: Vec::new(),
+            vocabulary: FxHashMap::default(),
+            holders: Vec::new(),
             people: Vec::new(),
             people_bits: Vec::new(),
             stride: 0,
@@ -192,6 +199,11 @@ impl<'g> Facts<'g> {
             verdicts: RefCell::default(),
             reach: RefCell::default(),
         };
+        facts.holders = graph
+            .nodes
+            .iter()
+            .map(|node| node.holder.as_deref().and_then(|h| facts.index_of(h)))
+            .collect();
         facts.people = (0..n).map(|i| facts.people_of(i)).collect();
         let bit_of: HashMap<usize, usize> = facts
             .people
@@ -212,7 +224,23 @@ impl<'g> Facts<'g> {
             }
         }
         facts.glosses = (0..n).map(|i| facts.make_gloss(i)).collect();
-        facts.words = facts.glosses.iter().map(|g| content_words(g)).collect();
+        let mut vocabulary = FxHashMap::default();
+        facts.words = facts
+            .glosses
+            .iter()
+            .map(|g| {
+                let mut ids: Vec<u32> = content_words(g)
+                    .into_iter()
+                    .map(|w| {
+                        let next = vocabulary.len() as u32;
+                        *vocabulary.entry(w).or_insert(next)
+                    })
+                    .collect();
+                ids.sort_unstable();
+                ids
+            })
+            .collect();
+        facts.vocabulary = vocabulary;
         facts
     }
 
@@ -258,10 +286,7 @@ impl<'g> Facts<'g> {
 
     /// The holder of a mental state.
     pub fn holder(&self, state: usize) -> Option<usize> {
-        self.node(state)
-            .holder
-            .as_deref()
-            .and_then(|h| self.index_of(h))
+        self.holders[state]
     }
 
     /// Every node with a causal path to `i`.
@@ -613,6 +638,11 @@ impl<'g> Facts<'g> {
                 for (t, h) in told.iter_mut().zip(here) {
                     *t |= h;
                 }
+                // Those told stay told: once they include someone of `to`,
+                // nothing later changes the answer.
+                if meet(&told, bits(to)) {
+                    return true;
+                }
             }
         }
         meet(&told, bits(to))
@@ -629,7 +659,7 @@ impl<'g> Facts<'g> {
         let words = &self.words[state];
         self.held_by(character)
             .iter()
-            .any(|&s| overlap(words, &self.words[s]) >= 0.6)
+            .any(|&s| share_found(words, words.len(), &self.words[s]) >= 0.6)
     }
 
     /// The nodes an ask's options are drawn from.
@@ -645,9 +675,15 @@ impl<'g> Facts<'g> {
     /// the graph gives them (then it may not serve as an unsupported motive).
     pub fn motive_supported(&self, character: usize, motive: &str) -> bool {
         let words = content_words(motive);
+        // Words no node uses cannot be shared; they still count in the share.
+        let mut known: Vec<u32> = words
+            .iter()
+            .filter_map(|w| self.vocabulary.get(w).copied())
+            .collect();
+        known.sort_unstable();
         self.held_by(character)
             .iter()
-            .any(|&s| overlap(&words, &self.words[s]) >= 0.34)
+            .any(|&s| share_found(&known, words.len(), &self.words[s]) >= 0.34)
     }
 }
 
@@ -684,6 +720,27 @@ pub fn content_words(text: &str) -> BTreeSet<String> {
 /// and not a stop word.
 pub fn is_content_word(lowercase: &str) -> bool {
     lowercase.len() > 1 && !STOP.contains(&lowercase)
+}
+
+/// [`overlap`] over sorted word ids: the share of `a`'s `of` words (`a`
+/// holds the ones with an id) found in `b`.
+fn share_found(a: &[u32], of: usize, b: &[u32]) -> f64 {
+    if of == 0 {
+        return 0.0;
+    }
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n as f64 / of as f64
 }
 
 /// Share of `a`'s words found in `b` (0 when `a` is empty).

@@ -206,8 +206,9 @@ fn id_jaccard(a: &[u32], b: &[u32]) -> f64 {
     }
 }
 
-/// [`word_ids`] of an excerpt line, remembered: generation reads the same
-/// lines in many excerpts.
+/// [`word_ids`] of an excerpt line, an option or a question, remembered:
+/// generation reads the same lines in many excerpts and the same options
+/// and questions in many candidate picks.
 fn line_ids(line: &str) -> std::rc::Rc<[u32]> {
     thread_local! {
         static LINES: std::cell::RefCell<rustc_hash::FxHashMap<String, std::rc::Rc<[u32]>>> =
@@ -245,6 +246,13 @@ pub fn strip_narration(excerpt: &str, quotes: &[&str]) -> String {
     if quotes.is_empty() {
         return excerpt.to_owned();
     }
+    // Only the quotes the excerpt holds can be cut from one of its lines
+    // (most excerpts hold none: each line is then searched for nothing).
+    let quotes: Vec<&str> = quotes
+        .iter()
+        .copied()
+        .filter(|q| !q.is_empty() && excerpt.contains(q))
+        .collect();
     let mut out: Vec<String> = Vec::new();
     let mut after_cue = false;
     for raw in excerpt.split('\n') {
@@ -267,14 +275,14 @@ pub fn strip_narration(excerpt: &str, quotes: &[&str]) -> String {
             out.push(raw.to_owned());
             continue;
         }
-        let untouched = !quotes.iter().any(|q| !q.is_empty() && raw.contains(q));
+        let untouched = !quotes.iter().any(|q| raw.contains(q));
         if untouched && is_tidy(raw) {
             out.push(raw.to_owned());
             continue;
         }
         let mut line = raw.to_owned();
-        for q in quotes {
-            if !q.is_empty() && line.contains(q) {
+        for q in &quotes {
+            if line.contains(q) {
                 line = line.replace(q, "");
             }
         }
@@ -306,10 +314,12 @@ fn is_tidy(line: &str) -> bool {
 /// extension in parentheses.
 pub fn is_cue(text: &str) -> bool {
     let name = cue_name(text);
+    // The cheap test first: most lines (action, dialogue) have a lowercase
+    // letter near their start.
     !name.is_empty()
-        && name.split_whitespace().count() <= 4
-        && name.chars().any(char::is_alphabetic)
         && !name.chars().any(char::is_lowercase)
+        && name.split_whitespace().nth(4).is_none()
+        && name.chars().any(char::is_alphabetic)
         && !name.contains(['.', '!', '?', ':']) // not a heading such as INT. X - NIGHT
 }
 
@@ -415,8 +425,8 @@ pub fn surface(node: &Node) -> Option<SurfaceView> {
     let mut excerpt_words: Vec<u32> = lines.iter().flat_map(|l| l.ids.iter().copied()).collect();
     excerpt_words.sort_unstable();
     excerpt_words.dedup();
-    let question_words = word_ids(&node.question);
-    let quoted = word_ids(quoted_text(&node.question, |t| !word_ids(t).is_empty()));
+    let question_words = line_ids(&node.question);
+    let quoted = line_ids(quoted_text(&node.question, |t| !line_ids(t).is_empty()));
     let quoted_line = best_line(&lines, &quoted, 0.5);
     let cue = quoted_line.and_then(|q| {
         lines[..=q]
@@ -426,7 +436,8 @@ pub fn surface(node: &Node) -> Option<SurfaceView> {
             .find(|l| l.kind == LineKind::Cue)
             .map(|l| cue_name(l.text).to_lowercase())
     });
-    let option_words: Vec<Vec<u32>> = node.options.iter().map(|o| word_ids(&o.text)).collect();
+    let option_words: Vec<std::rc::Rc<[u32]>> =
+        node.options.iter().map(|o| line_ids(&o.text)).collect();
     let options = node
         .options
         .iter()

@@ -360,6 +360,18 @@ impl Logistic {
     /// match), else from zero: a model refitted as rows arrive.
     pub fn fit_from(rows: &[(Vec<f64>, bool)], start: Option<&Logistic>, steps: usize) -> Logistic {
         let d = rows.first().map_or(0, |r| r.0.len());
+        Logistic::fit_prefix(rows, d, start, steps)
+    }
+
+    /// [`Logistic::fit_from`] on the first `d` features of every row (a
+    /// reader that sees less reads a prefix of the same rows), so nested
+    /// readers are refitted without copying their rows.
+    pub fn fit_prefix(
+        rows: &[(Vec<f64>, bool)],
+        d: usize,
+        start: Option<&Logistic>,
+        steps: usize,
+    ) -> Logistic {
         let n = rows.len().max(1) as f64;
         let mut mean = vec![0.0; d];
         for (x, _) in rows {
@@ -385,18 +397,38 @@ impl Logistic {
             scale,
             weights,
         };
-        let z: Vec<Vec<f64>> = rows.iter().map(|(x, _)| model.standard(x)).collect();
+        // Standardised rows in one flat block: the steps below walk it
+        // `steps` times, so it is laid out once, contiguously.
+        let mut z = Vec::with_capacity(rows.len() * d);
+        for (x, _) in rows {
+            z.extend(
+                x[..d]
+                    .iter()
+                    .zip(&model.mean)
+                    .zip(&model.scale)
+                    .map(|((v, m), s)| (v - m) / s),
+            );
+        }
+        let labels: Vec<f64> = rows.iter().map(|(_, y)| f64::from(*y)).collect();
+        let mut grad = vec![0.0; d + 1];
         for _ in 0..steps {
-            let mut grad = vec![0.0; d + 1];
-            for (zi, (_, y)) in z.iter().zip(rows) {
-                let err = sigmoid(model.linear(zi)) - f64::from(*y);
-                for j in 0..d {
-                    grad[j] += err * zi[j] / n;
+            grad.fill(0.0);
+            for (i, y) in labels.iter().enumerate() {
+                let zi = &z[i * d..(i + 1) * d];
+                let err = sigmoid(dot(zi, &model.weights[..d]) + model.weights[d]) - y;
+                for (g, v) in grad.iter_mut().zip(zi) {
+                    *g += err * v;
                 }
-                grad[d] += err / n;
+                grad[d] += err;
+            }
+            for g in &mut grad {
+                *g /= n;
             }
             for (g, w) in grad.iter_mut().zip(&model.weights).take(d) {
                 *g += 0.01 * w;
+            }
+            if start.is_some() && grad.iter().all(|g| g.abs() < 1e-3) {
+                break;
             }
             for (w, g) in model.weights.iter_mut().zip(&grad) {
                 *w -= 0.5 * g;
@@ -405,30 +437,35 @@ impl Logistic {
         model
     }
 
-    fn standard(&self, x: &[f64]) -> Vec<f64> {
-        x.iter()
+    /// The probability that an option is correct, from its feature row (or
+    /// a longer row: a model reads the prefix it was fitted on).
+    fn probability(&self, x: &[f64]) -> f64 {
+        let d = self.mean.len();
+        let linear = x[..d]
+            .iter()
             .zip(&self.mean)
             .zip(&self.scale)
-            .map(|((v, m), s)| (v - m) / s)
-            .collect()
-    }
-
-    fn linear(&self, z: &[f64]) -> f64 {
-        let d = z.len();
-        z.iter().zip(&self.weights).map(|(a, b)| a * b).sum::<f64>() + self.weights[d]
-    }
-
-    fn probability(&self, x: &[f64]) -> f64 {
-        sigmoid(self.linear(&self.standard(x)))
+            .zip(&self.weights)
+            .map(|(((v, m), s), w)| (v - m) / s * w)
+            .sum::<f64>()
+            + self.weights[d];
+        sigmoid(linear)
     }
 
     /// What this model earns on a question, read as the learned reader
     /// reads (single: the most probable option, ties a fair coin; multiple:
     /// every option above one half, at least the most probable, exact match).
     pub fn credit(&self, view: &SurfaceView, format: Format, sees: Sees) -> f64 {
-        let p: Vec<f64> = (0..view.options.len())
-            .map(|j| self.probability(&row(view, j, sees)))
+        let rows: Vec<Vec<f64>> = (0..view.options.len())
+            .map(|j| row(view, j, sees))
             .collect();
+        self.credit_of_rows(view, &rows, format)
+    }
+
+    /// [`Logistic::credit`] from the options' rows, built once for every
+    /// model that reads them (each reads its own prefix).
+    pub fn credit_of_rows(&self, view: &SurfaceView, rows: &[Vec<f64>], format: Format) -> f64 {
+        let p: Vec<f64> = rows.iter().map(|x| self.probability(x)).collect();
         let gold: Vec<bool> = view.options.iter().map(|o| o.correct).collect();
         match format {
             Format::Multi => {
@@ -439,6 +476,25 @@ impl Logistic {
             _ => single_credit(&p.iter().map(|&q| Some(q)).collect::<Vec<_>>(), &gold),
         }
     }
+}
+
+/// The dot product of two equally long slices, summed in four lanes (the
+/// fit's inner loop: one sum chain would wait on every addition).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut lanes = [0.0; 4];
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a4
+        .remainder()
+        .iter()
+        .zip(b4.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a4.zip(b4) {
+        for k in 0..4 {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
 }
 
 /// Gradient steps of a full fit.
@@ -492,6 +548,40 @@ pub const REPEATS: u64 = 5;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_fit_is_the_fit_of_the_rows_cut_to_that_prefix() {
+        let rows: Vec<(Vec<f64>, bool)> = (0..40)
+            .map(|i| {
+                let x = f64::from(i);
+                (vec![x.sin(), (x * 0.3).cos(), x % 3.0, x % 5.0], i % 3 == 0)
+            })
+            .collect();
+        let cut: Vec<(Vec<f64>, bool)> = rows.iter().map(|(x, y)| (x[..2].to_vec(), *y)).collect();
+        let whole = Logistic::fit_from(&cut, None, 50);
+        let prefix = Logistic::fit_prefix(&rows, 2, None, 50);
+        assert_eq!(whole.weights, prefix.weights);
+        // A model reads the prefix it was fitted on from a longer row.
+        assert_eq!(
+            whole.probability(&rows[7].0[..2]),
+            prefix.probability(&rows[7].0)
+        );
+        // Warm-started refits stop once the gradient is flat: refitting a
+        // converged model leaves it (nearly) where it was.
+        let converged = Logistic::fit_from(&cut, None, 5000);
+        let again = Logistic::fit_from(&cut, Some(&converged), 40);
+        assert_eq!(converged.weights, again.weights);
+    }
+
+    #[test]
+    fn the_four_lane_dot_product_is_the_dot_product() {
+        for n in 0..11 {
+            let a: Vec<f64> = (0..n).map(|i| f64::from(i) * 0.5 - 1.0).collect();
+            let b: Vec<f64> = (0..n).map(|i| 2.0 - f64::from(i)).collect();
+            let plain: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert!((dot(&a, &b) - plain).abs() < 1e-12, "{n}");
+        }
+    }
 
     #[test]
     fn ties_are_a_fair_coin() {

@@ -122,6 +122,11 @@ impl Balancer {
                 d * d
             })
             .sum();
+        let rows = if letters && !t.models.is_empty() {
+            context_rows(view)
+        } else {
+            Vec::new()
+        };
         let learned: f64 = t
             .models
             .iter()
@@ -129,7 +134,7 @@ impl Balancer {
             .map(|(sees, model)| {
                 let key = learned_key(*sees);
                 let d = t.credit.get(&key).copied().unwrap_or(0.0)
-                    + model.credit(view, format, *sees)
+                    + model.credit_of_rows(view, &rows, format)
                     - t.chance.get(&key).copied().unwrap_or(0.0)
                     - chance_of(view, format);
                 d * d
@@ -183,28 +188,24 @@ impl Balancer {
         for (key, d) in drifts(view, true) {
             *t.drift.entry(key).or_default() += d;
         }
+        let rows = context_rows(view);
         for (sees, model) in &t.models {
             let key = learned_key(*sees);
-            *t.credit.entry(key).or_default() += model.credit(view, format, *sees);
+            *t.credit.entry(key).or_default() += model.credit_of_rows(view, &rows, format);
             *t.chance.entry(key).or_default() += chance_of(view, format);
         }
-        for k in 0..view.options.len() {
-            t.rows
-                .push((row(view, k, Sees::Context), view.options[k].correct));
+        for (x, o) in rows.into_iter().zip(&view.options) {
+            t.rows.push((x, o.correct));
         }
         if t.rows.iter().any(|r| r.1) && t.rows.iter().any(|r| !r.1) {
             let refit = |sees: Sees, start: Option<&Logistic>| {
-                let rows: Vec<(Vec<f64>, bool)> = t
-                    .rows
-                    .iter()
-                    .map(|(x, y)| (x[..row_len(sees).min(x.len())].to_vec(), *y))
-                    .collect();
+                let d = row_len(sees).min(t.rows[0].0.len());
                 let steps = if start.is_some() {
                     REFIT_STEPS
                 } else {
                     FIRST_FIT_STEPS
                 };
-                Logistic::fit_from(&rows, start, steps)
+                Logistic::fit_prefix(&t.rows, d, start, steps)
             };
             let models = [Sees::Options, Sees::Question, Sees::Context]
                 .into_iter()
@@ -305,6 +306,14 @@ fn learned_key(sees: Sees) -> Key {
 }
 
 /// The length of a learned reader's row (a prefix of the full row).
+/// Every option's feature row as the reader that sees the context reads it
+/// (the readers that see less read a prefix of it).
+fn context_rows(view: &SurfaceView) -> Vec<Vec<f64>> {
+    (0..view.options.len())
+        .map(|k| row(view, k, Sees::Context))
+        .collect()
+}
+
 fn row_len(sees: Sees) -> usize {
     match sees {
         Sees::Options => OPTIONS_FEATURES,
