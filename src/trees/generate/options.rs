@@ -148,6 +148,15 @@ impl Builder<'_, '_> {
         // answer, the speaker of the quoted line.
         let multi_count = match ask {
             Ask::Order { .. } | Ask::Holder { .. } => None,
+            // A link between moments puts its one gold next to its target
+            // in the excerpt: asked "choose every one", a single gold is the
+            // one a reader of positions picks, so such asks take two or more.
+            Ask::Cause { .. } | Ask::Effect { .. } | Ask::Origin { .. } => {
+                self.balance.multi_count(
+                    k,
+                    (2..k).filter(|&c| c <= golds.len() && k - c <= wrongs.len()),
+                )
+            }
             _ => self.balance.multi_count(
                 k,
                 (1..k).filter(|&c| c <= golds.len() && k - c <= wrongs.len()),
