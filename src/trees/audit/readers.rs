@@ -459,14 +459,19 @@ impl Logistic {
         let rows: Vec<Vec<f64>> = (0..view.options.len())
             .map(|j| row(view, j, sees))
             .collect();
-        self.credit_of_rows(view, &rows, format)
+        let labelled: Vec<(Vec<f64>, bool)> = rows
+            .into_iter()
+            .zip(view.options.iter().map(|o| o.correct))
+            .collect();
+        self.credit_of_rows(&labelled, format)
     }
 
-    /// [`Logistic::credit`] from the options' rows, built once for every
-    /// model that reads them (each reads its own prefix).
-    pub fn credit_of_rows(&self, view: &SurfaceView, rows: &[Vec<f64>], format: Format) -> f64 {
-        let p: Vec<f64> = rows.iter().map(|x| self.probability(x)).collect();
-        let gold: Vec<bool> = view.options.iter().map(|o| o.correct).collect();
+    /// [`Logistic::credit`] from the options' rows, each with whether it is
+    /// right: built once for every model that reads them (each reads its
+    /// own prefix).
+    pub fn credit_of_rows(&self, rows: &[(Vec<f64>, bool)], format: Format) -> f64 {
+        let p: Vec<f64> = rows.iter().map(|(x, _)| self.probability(x)).collect();
+        let gold: Vec<bool> = rows.iter().map(|r| r.1).collect();
         match format {
             Format::Multi => {
                 let best = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);

@@ -40,6 +40,8 @@ struct Tally {
     /// Every option written so far: its learned-reader row (everything it
     /// sees) and whether it is right.
     rows: Vec<(Vec<f64>, bool)>,
+    /// Each question's rows in `rows`: where they start, how many.
+    spans: Vec<(usize, usize)>,
     /// The learned readers refitted on `rows` (options only, question,
     /// everything), as the audit's are on the other folds.
     models: Vec<(Sees, Logistic)>,
@@ -122,8 +124,11 @@ impl Balancer {
                 d * d
             })
             .sum();
-        let rows = if letters && !t.models.is_empty() {
+        let rows: Vec<(Vec<f64>, bool)> = if letters && !t.models.is_empty() {
             context_rows(view)
+                .into_iter()
+                .zip(view.options.iter().map(|o| o.correct))
+                .collect()
         } else {
             Vec::new()
         };
@@ -134,7 +139,7 @@ impl Balancer {
             .map(|(sees, model)| {
                 let key = learned_key(*sees);
                 let d = t.credit.get(&key).copied().unwrap_or(0.0)
-                    + model.credit_of_rows(view, &rows, format)
+                    + model.credit_of_rows(&rows, format)
                     - t.chance.get(&key).copied().unwrap_or(0.0)
                     - chance_of(view, format);
                 d * d
@@ -188,13 +193,8 @@ impl Balancer {
         for (key, d) in drifts(view, true) {
             *t.drift.entry(key).or_default() += d;
         }
-        let rows = context_rows(view);
-        for (sees, model) in &t.models {
-            let key = learned_key(*sees);
-            *t.credit.entry(key).or_default() += model.credit_of_rows(view, &rows, format);
-            *t.chance.entry(key).or_default() += chance_of(view, format);
-        }
-        for (x, o) in rows.into_iter().zip(&view.options) {
+        t.spans.push((t.rows.len(), view.options.len()));
+        for (x, o) in context_rows(view).into_iter().zip(&view.options) {
             t.rows.push((x, o.correct));
         }
         if t.rows.iter().any(|r| r.1) && t.rows.iter().any(|r| !r.1) {
@@ -215,6 +215,20 @@ impl Balancer {
                 })
                 .collect();
             t.models = models;
+        }
+        // A learned reader's credit so far is what its current model earns
+        // on every question written so far: the audit's is fitted on the
+        // whole film, so a pattern learned late counts on early questions.
+        for (sees, model) in &t.models {
+            let key = learned_key(*sees);
+            let (credit, chance) = t.spans.iter().fold((0.0, 0.0), |(c, p), &(at, n)| {
+                (
+                    c + model.credit_of_rows(&t.rows[at..at + n], format),
+                    p + chance_for(n, format),
+                )
+            });
+            t.credit.insert(key, credit);
+            t.chance.insert(key, chance);
         }
         let golds = view.options.iter().filter(|o| o.correct).count();
         for o in view.options.iter().filter(|o| o.correct) {
@@ -324,7 +338,12 @@ fn row_len(sees: Sees) -> usize {
 
 /// What a reader that knows nothing earns on a question.
 fn chance_of(view: &SurfaceView, format: Format) -> f64 {
-    let n = view.options.len().max(1);
+    chance_for(view.options.len(), format)
+}
+
+/// What a reader that knows nothing earns on a question of `n` options.
+fn chance_for(n: usize, format: Format) -> f64 {
+    let n = n.max(1);
     match format {
         Format::Multi => 1.0 / (2f64.powi(n as i32) - 1.0),
         _ => 1.0 / n as f64,
@@ -359,6 +378,35 @@ mod tests {
                 .collect(),
             quoted_line: None,
         }
+    }
+
+    #[test]
+    fn a_learned_readers_credit_so_far_is_its_current_models_on_every_question() {
+        // Early questions written while the model knew little must count
+        // as the model now reads them (the audit's reader is fitted on the
+        // whole film): the gold is always the longest option here.
+        let mut b = Balancer::default();
+        for i in 0..12 {
+            let mut v = view(3, 1);
+            v.options[0].chars = 60.0 + f64::from(i);
+            v.options[0].words = 12.0;
+            b.record(&v, Format::Single);
+        }
+        let t = &b.single;
+        for (sees, model) in &t.models {
+            let key = learned_key(*sees);
+            let now: f64 = t
+                .spans
+                .iter()
+                .map(|&(at, n)| model.credit_of_rows(&t.rows[at..at + n], Format::Single))
+                .sum();
+            assert_eq!(t.credit[&key], now, "{sees:?}");
+            assert_eq!(t.chance[&key], 12.0 / 3.0, "{sees:?}");
+        }
+        // The longest option is the gold every time: the fitted readers
+        // see it on every question, the first one included.
+        let key = learned_key(Sees::Options);
+        assert!(t.credit[&key] > 11.0, "{}", t.credit[&key]);
     }
 
     #[test]
