@@ -264,19 +264,7 @@ fn common_words(a: &[u32], b: &[u32]) -> usize {
     let (mut sa, mut sb) = (a.to_vec(), b.to_vec());
     sa.sort_unstable();
     sb.sort_unstable();
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < sa.len() && j < sb.len() {
-        match sa[i].cmp(&sb[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    common
+    crate::util::sorted::common_count(&sa, &sb)
 }
 
 /// Word-level Levenshtein distance (insertions, deletions and substitutions

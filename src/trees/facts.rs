@@ -728,18 +728,7 @@ fn share_found(a: &[u32], of: usize, b: &[u32]) -> f64 {
     if of == 0 {
         return 0.0;
     }
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
+    let n = crate::util::sorted::common_count(a, b);
     n as f64 / of as f64
 }
 

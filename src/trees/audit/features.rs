@@ -171,19 +171,7 @@ fn word_ids(text: &str) -> Vec<u32> {
 
 /// How many ids two sorted, unique id lists share.
 fn shared(a: &[u32], b: &[u32]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
+    crate::util::sorted::common_count(a, b)
 }
 
 /// [`overlap`] over word ids: share of `a`'s words found in `b`.
