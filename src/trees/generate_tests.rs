@@ -448,3 +448,44 @@ fn a_link_between_moments_asked_choose_every_one_has_two_golds_or_more() {
     }
     assert!(asked > 0, "no link was asked as multiple choice");
 }
+
+#[test]
+fn an_open_question_is_not_written_when_the_audit_would_call_it_a_give_away() {
+    // Generation judged an open question's give-away with its wrong answer
+    // as an option the reader sees, so a reference that repeats the
+    // question's words ("Felix hides the letter in the rain…" behind "Edith
+    // hides the letter in the rain…") passed generation and failed the
+    // audit of synthetic film 18.
+    use crate::graph::analysis::analyse;
+    use crate::trees::audit::node_giveaways;
+    use crate::trees::generate::{generate, GenerateOptions};
+    use crate::trees::rules::RulesWriter;
+    use crate::trees::source::Source;
+    let g = crate::trees::synth::film(18, 40);
+    let facts = Facts::new(&g);
+    let out = generate(
+        &facts,
+        &analyse(&g),
+        &Source::from_evidence(&g),
+        &RulesWriter,
+        &GenerateOptions {
+            max_trees: Some(30),
+            ..GenerateOptions::default()
+        },
+    );
+    let open = out
+        .trees
+        .iter()
+        .flat_map(|t| &t.nodes)
+        .filter(|n| n.format == Format::Open)
+        .count();
+    assert!(open > 50, "only {open} open questions");
+    for node in out.trees.iter().flat_map(|t| &t.nodes) {
+        assert!(
+            node_giveaways(node).is_empty(),
+            "{}: {:?}",
+            node.id,
+            node_giveaways(node)
+        );
+    }
+}

@@ -383,3 +383,20 @@ fn trees_audit_reports_every_reader_and_fails_a_leaky_file() {
         .iter()
         .all(|r| r["ci"][0].as_f64().unwrap() <= r["accuracy"].as_f64().unwrap()));
 }
+
+#[test]
+fn those_involved_in_a_line_are_never_asked_choose_every_one() {
+    // The speaker cue and the names around the quoted line give them all
+    // away: the learned context reader answered every such question of the
+    // sample film (5 of its 22 multiple-choice ones).
+    let trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
+    let involved: Vec<&Node> = trees
+        .iter()
+        .flat_map(|t| &t.nodes)
+        .filter(|n| n.question.starts_with("Who is involved"))
+        .collect();
+    assert!(!involved.is_empty(), "nobody involved was asked about");
+    for node in involved {
+        assert_ne!(node.format, Format::Multi, "{}", node.question);
+    }
+}

@@ -267,7 +267,8 @@ pub fn multi_credit(scores: &[Option<f64>], gold: &[bool], m: usize) -> f64 {
     1.0 / binomial(tied.len(), need)
 }
 
-fn binomial(n: usize, k: usize) -> f64 {
+/// `n` choose `k` (`k ≤ n`).
+pub fn binomial(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
 

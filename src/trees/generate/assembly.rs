@@ -471,18 +471,24 @@ fn probe_node(w: &Written, spec: &Spec, context: &Context) -> Node {
         premise: None,
         question: w.question.clone(),
         format: spec.format,
-        options: w
-            .options
-            .iter()
-            .enumerate()
-            .map(|(k, o)| AnswerOption {
-                label: label_for(k),
-                text: o.text.clone(),
-                correct: o.correct,
-                reason: o.reason,
-                child: None,
-            })
-            .collect(),
+        // An open question is written with no options (its wrong answer only
+        // picks a branch), so the probe has none either: the audit judges a
+        // give-away against the options the reader sees.
+        options: if spec.format == Format::Open {
+            Vec::new()
+        } else {
+            w.options
+                .iter()
+                .enumerate()
+                .map(|(k, o)| AnswerOption {
+                    label: label_for(k),
+                    text: o.text.clone(),
+                    correct: o.correct,
+                    reason: o.reason,
+                    child: None,
+                })
+                .collect()
+        },
         reference: None,
         open_branches: OpenBranches::default(),
         category: crate::trees::schema::Category {

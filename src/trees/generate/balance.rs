@@ -12,7 +12,8 @@ use rustc_hash::FxHashMap;
 
 use crate::trees::audit::features::SurfaceView;
 use crate::trees::audit::readers::{
-    heuristic_credits, row, Logistic, Sees, LETTER_FEATURES, OPTIONS_FEATURES, QUESTION_FEATURES,
+    binomial, heuristic_credits, row, Logistic, Sees, LETTER_FEATURES, OPTIONS_FEATURES,
+    QUESTION_FEATURES,
 };
 use crate::trees::schema::Format;
 use crate::util::rng::SplitMix64;
@@ -37,6 +38,9 @@ struct Tally {
     /// (a multiple-choice reader guesses one count at a time: kept per
     /// number of correct options).
     letters: BTreeMap<(usize, usize), usize>,
+    /// Gold answers so far at each set of letters (a bit per letter): what a
+    /// multiple-choice reader that always picks the same letters earns.
+    gold_sets: BTreeMap<u64, usize>,
     /// Every option written so far: its learned-reader row (everything it
     /// sees) and whether it is right.
     rows: Vec<(Vec<f64>, bool)>,
@@ -234,6 +238,7 @@ impl Balancer {
         for o in view.options.iter().filter(|o| o.correct) {
             *t.letters.entry((golds, o.letter)).or_default() += 1;
         }
+        *t.gold_sets.entry(letter_set(view)).or_default() += 1;
     }
 
     /// Whether a score-rule reader is already above chance on the
@@ -246,20 +251,35 @@ impl Balancer {
     }
 
     /// The number of correct options for the next multiple-choice question,
-    /// among the feasible ones of `1..k`: the least used so far (ties: fewer
-    /// first). `None` when every feasible count is already used more than
-    /// the least used count of all: a reader that guesses the common count
-    /// would then beat chance, so the question is asked another way.
+    /// among the feasible ones of `1..k`.
+    ///
+    /// Each count `c` is aimed at its share of the `2^k − 2` sets of letters
+    /// a question may have as gold, `C(k, c)` of them: then every fixed set
+    /// of letters is gold equally often, and a reader that always picks the
+    /// same letters (any count) earns `1/(2^k − 2)`. Uniform counts would
+    /// let "always only A" earn `1/(4(k−1))`: 1/12 against chance 1/15 for
+    /// four options. The count furthest behind its share is taken (ties:
+    /// fewer first); `None` when every feasible count is more than
+    /// [`COUNT_SLACK`] questions ahead of its share of the least used one,
+    /// so the question is asked another way.
     pub(super) fn multi_count(
         &self,
         k: usize,
         feasible: impl Iterator<Item = usize>,
     ) -> Option<usize> {
-        let used = |c: &usize| self.counts.get(c).copied().unwrap_or(0);
-        let least = (1..k).map(|c| used(&c)).min().unwrap_or(0);
+        let used = |c: usize| self.counts.get(&c).copied().unwrap_or(0) as f64;
+        let sets = |c: usize| binomial(k, c);
+        let least = (1..k)
+            .map(|c| used(c) / sets(c))
+            .min_by(f64::total_cmp)
+            .unwrap_or(0.0);
         feasible
-            .filter(|c| used(c) <= least + COUNT_SLACK)
-            .min_by_key(|c| (used(c), *c))
+            .filter(|&c| used(c) <= least * sets(c) + COUNT_SLACK as f64 + 1e-9)
+            .min_by(|&a, &b| {
+                ((used(a) + 1.0) / sets(a))
+                    .total_cmp(&((used(b) + 1.0) / sets(b)))
+                    .then(a.cmp(&b))
+            })
     }
 
     /// The letter order of a question's options: `order[k]` is the option
@@ -273,7 +293,7 @@ impl Balancer {
         super::shuffle(&mut wrongs, seed);
         let t = self.tally(format);
         let mut rng = SplitMix64::new(seed);
-        let mut best: Option<((usize, f64, u64), Vec<usize>)> = None;
+        let mut best: Option<(((usize, usize), f64, u64), Vec<usize>)> = None;
         let mut places = Vec::new();
         combos(n, golds.len(), 0, &mut places, &mut |at: &[usize]| {
             let (mut g, mut w) = (golds.iter(), wrongs.iter());
@@ -289,9 +309,14 @@ impl Balancer {
                 .iter()
                 .map(|&k| t.letters.get(&(golds.len(), k)).copied().unwrap_or(0))
                 .sum();
-            // Gold letters stay level first (a letter reader is exact), then
-            // the other readers.
-            let key = (seen, self.cost_of(&placed, format, true), rng.next_u64());
+            let set_seen = t.gold_sets.get(&letter_set(&placed)).copied().unwrap_or(0);
+            // Gold letter sets, then gold letters stay level first (a letter
+            // reader is exact), then the other readers.
+            let key = (
+                (set_seen, seen),
+                self.cost_of(&placed, format, true),
+                rng.next_u64(),
+            );
             if best.as_ref().is_none_or(|b| {
                 key.0 < b.0 .0
                     || (key.0 == b.0 .0
@@ -350,9 +375,17 @@ fn chance_for(n: usize, format: Format) -> f64 {
     }
 }
 
-/// How many more questions one correct-option count may have than the
-/// least used one.
+/// How many more questions one correct-option count may have than its
+/// share of the least used one.
 const COUNT_SLACK: usize = 1;
+
+/// The letters of a question's gold options, a bit per letter.
+fn letter_set(view: &SurfaceView) -> u64 {
+    view.options
+        .iter()
+        .filter(|o| o.correct && o.letter < 64)
+        .fold(0, |set, o| set | 1 << o.letter)
+}
 
 #[cfg(test)]
 mod tests {
@@ -420,6 +453,40 @@ mod tests {
         // reader guessing "one" would beat chance.
         assert_eq!(b.multi_count(4, [1].into_iter()), None);
         assert_eq!(b.multi_count(4, [1, 2].into_iter()), Some(2));
+    }
+
+    #[test]
+    fn correct_counts_follow_the_number_of_letter_sets_each_has() {
+        // Four options: 4 sets of one letter, 6 of two, 4 of three. Counts
+        // used evenly would make "always only A" earn 1/12 against 1/15.
+        let mut b = Balancer::default();
+        for _ in 0..28 {
+            let c = b.multi_count(4, 1..4).expect("a count");
+            b.record(&view(4, c), Format::Multi);
+        }
+        assert_eq!(b.counts, BTreeMap::from([(1, 8), (2, 12), (3, 8)]));
+    }
+
+    #[test]
+    fn every_set_of_gold_letters_is_used_alike() {
+        let mut b = Balancer::default();
+        for seed in 0..12 {
+            let v = view(4, 2);
+            let order = b.arrange(&v, Format::Multi, seed);
+            let mut placed = v.clone();
+            for (k, &i) in order.iter().enumerate() {
+                placed.options[k] = v.options[i].clone();
+                placed.options[k].letter = k;
+            }
+            b.record(&placed, Format::Multi);
+        }
+        // Six sets of two letters out of four, twice each.
+        assert_eq!(b.multi.gold_sets.len(), 6);
+        assert!(
+            b.multi.gold_sets.values().all(|&n| n == 2),
+            "{:?}",
+            b.multi.gold_sets
+        );
     }
 
     #[test]
