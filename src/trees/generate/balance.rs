@@ -20,6 +20,11 @@ use crate::util::rng::SplitMix64;
 
 use super::options::combos;
 
+/// How a placing of the gold letters ranks, lowest first: how often its
+/// set of gold letters and its gold letters were used, the readers' cost,
+/// a seeded tie-break.
+type Placing = ((usize, usize), f64, u64);
+
 /// A tally key: the reader's name and, for multiple choice, how many
 /// options it picks (0 for single choice and the learned readers).
 type Key = (&'static str, usize);
@@ -293,7 +298,7 @@ impl Balancer {
         super::shuffle(&mut wrongs, seed);
         let t = self.tally(format);
         let mut rng = SplitMix64::new(seed);
-        let mut best: Option<(((usize, usize), f64, u64), Vec<usize>)> = None;
+        let mut best: Option<(Placing, Vec<usize>)> = None;
         let mut places = Vec::new();
         combos(n, golds.len(), 0, &mut places, &mut |at: &[usize]| {
             let (mut g, mut w) = (golds.iter(), wrongs.iter());
