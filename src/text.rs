@@ -1,5 +1,28 @@
-//! Small text helpers shared by the screenplay and media readers. This module
-//! sits upstream of both: it depends on nothing else in the crate.
+//! Small text helpers shared by the stages (the screenplay and media
+//! readers, the graph's scorer, the trees' readers). This module sits
+//! upstream of them all: it depends on nothing else in the crate.
+
+use std::collections::BTreeSet;
+
+const STOP: &[&str] = &[
+    "the", "a", "an", "to", "of", "and", "or", "in", "on", "at", "for", "with", "is", "was", "be",
+    "he", "she", "it", "i", "you", "his", "her", "him", "that", "this", "my", "me", "we", "they",
+    "not", "do", "did", "has", "had", "have", "as", "by", "from", "so", "but",
+];
+
+/// Lowercase content words of a text (stop words and one-letter words dropped).
+pub fn content_words(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| is_content_word(w))
+        .collect()
+}
+
+/// Whether a lowercase word counts as a content word: two letters or more
+/// and not a stop word.
+pub fn is_content_word(lowercase: &str) -> bool {
+    lowercase.len() > 1 && !STOP.contains(&lowercase)
+}
 
 /// Decodes the character reference at the start of `s` (which starts with
 /// `&`): a name from `named` (`&amp;`), or a decimal or hexadecimal numeric

@@ -44,6 +44,12 @@ pub enum GraphCommand {
     /// Write graphs/<film>.<ext>: json (the documented exchange format,
     /// byte-identical across reruns), graphml, dot, or neo4j-csv.
     Export(ExportArgs),
+    /// Score a graph against a gold annotation (a film folder's gold.json,
+    /// or --gold): precision, recall and F1 of its mental states (holder,
+    /// attitude family, polarity, truth, scene ±1, similar content), its
+    /// higher-order links and causal links (direction included), gold chains
+    /// recovered, and its errors by type. --min-f1 makes it a check (exit 1).
+    Score(super::graph_score::ScoreArgs),
 }
 
 /// A film folder and the store.
@@ -142,6 +148,7 @@ pub fn graph(cmd: GraphCommand) -> anyhow::Result<Outcome> {
         GraphCommand::Stats(a) => stats_cmd(a),
         GraphCommand::Review(a) => review_cmd(a),
         GraphCommand::Export(a) => export_cmd(a),
+        GraphCommand::Score(a) => super::graph_score::score_cmd(a),
     }
 }
 

@@ -286,6 +286,16 @@ pub struct Node {
     /// Beliefs: `Some(false)` marks a false belief.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truth: Option<bool>,
+    /// Mental states: the holder holds the negation of the content ("doesn't
+    /// know the ring is gone": knowledge of "the ring is gone", negated; the
+    /// content itself is never inverted).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub negated: bool,
+    /// Mental states: `Some(true)` when the script states it in so many
+    /// words, `Some(false)` when a reader infers it, `None` when the
+    /// generator did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explicit: Option<bool>,
     /// Events: the acting character's node id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
@@ -320,6 +330,8 @@ impl Node {
             target: None,
             content: None,
             truth: None,
+            negated: false,
+            explicit: None,
             agent: None,
             participants: Vec::new(),
             act: None,

@@ -702,25 +702,7 @@ pub fn attitude_noun(attitude: Option<Attitude>) -> &'static str {
     }
 }
 
-const STOP: &[&str] = &[
-    "the", "a", "an", "to", "of", "and", "or", "in", "on", "at", "for", "with", "is", "was", "be",
-    "he", "she", "it", "i", "you", "his", "her", "him", "that", "this", "my", "me", "we", "they",
-    "not", "do", "did", "has", "had", "have", "as", "by", "from", "so", "but",
-];
-
-/// Lowercase content words of a text (stop words and one-letter words dropped).
-pub fn content_words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .filter(|w| is_content_word(w))
-        .collect()
-}
-
-/// Whether a lowercase word counts as a content word: two letters or more
-/// and not a stop word.
-pub fn is_content_word(lowercase: &str) -> bool {
-    lowercase.len() > 1 && !STOP.contains(&lowercase)
-}
+pub use crate::text::{content_words, is_content_word};
 
 /// [`overlap`] over sorted word ids: the share of `a`'s `of` words (`a`
 /// holds the ones with an id) found in `b`.

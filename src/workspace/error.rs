@@ -75,6 +75,7 @@ causes!(
     crate::llm::ConfigError,
     crate::llm::local::LocalError,
     crate::embed::EmbedError,
+    crate::graph::gold::GoldError,
     crate::screenplay::ParseError,
     crate::media::subtitles::SubtitleError,
     crate::media::shots::ShotError,

@@ -29,6 +29,7 @@ pub mod film;
 pub mod graph;
 pub mod lock;
 pub mod run;
+pub mod score;
 pub mod trees;
 
 pub(crate) use error::bail;

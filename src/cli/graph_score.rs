@@ -1,0 +1,149 @@
+//! `moviegraph graph score`: a graph against a gold annotation.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+use moviegraph::graph::score::{GraphScore, Prf};
+use moviegraph::store;
+use moviegraph::workspace::score::{score_graph, ScoreRequest, SimilarityChoice};
+
+use super::{emit, Outcome};
+
+/// Arguments of `graph score`.
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// A film folder (its latest graph build in the store, scored against
+    /// its gold.json) or a graph export (graphs/<film>.json, with --gold).
+    target: PathBuf,
+    /// The gold annotation (DESIGN.md §2 format; default: the film folder's
+    /// gold.json).
+    #[arg(long, value_name = "GOLD.json")]
+    gold: Option<PathBuf>,
+    /// The workspace database (default: $MOVIEGRAPH_STORE or moviegraph.db).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// How contents are compared: MiniLM cosine when installed, else lexical.
+    #[arg(long, value_enum, default_value_t = SimilarityChoice::Auto)]
+    similarity: SimilarityChoice,
+    /// The all-MiniLM-L6-v2 folder (default: as `align --model-dir`).
+    #[arg(long, value_name = "DIR")]
+    model_dir: Option<PathBuf>,
+    /// Content similarity needed for a match (default 0.4 lexical, 0.6 MiniLM).
+    #[arg(long)]
+    threshold: Option<f64>,
+    /// Exit 1 when the mental states' or the causal links' F1 is below this.
+    #[arg(long, value_name = "F1")]
+    min_f1: Option<f64>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `graph score`.
+pub fn score_cmd(a: ScoreArgs) -> anyhow::Result<Outcome> {
+    let s = score_graph(&ScoreRequest {
+        target: a.target.clone(),
+        gold: a.gold.clone(),
+        store: store::resolve_path(a.store.as_deref()),
+        similarity: a.similarity,
+        model_dir: a.model_dir.clone(),
+        threshold: a.threshold,
+    })?;
+    if a.json {
+        emit(&(serde_json::to_string_pretty(&s)? + "\n"))?;
+    } else {
+        emit(&render(&s))?;
+    }
+    let below = a
+        .min_f1
+        .is_some_and(|min| s.states.f1() < min || s.causal.f1() < min);
+    Ok(if below {
+        Outcome::CheckFailed
+    } else {
+        Outcome::Success
+    })
+}
+
+fn row(out: &mut String, name: &str, p: &Prf) {
+    if p.graph == 0 && p.matched_graph == 0 && name.contains("(recall)") {
+        let _ = writeln!(
+            out,
+            "  {name:<22} {:>11} {:>9}   {:>5}/{:<5} {:>5.3}",
+            "",
+            "",
+            p.matched_gold,
+            p.gold,
+            p.recall()
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  {name:<22} {:>5}/{:<5} {:>5.3}   {:>5}/{:<5} {:>5.3}   {:>5.3}",
+        p.matched_graph,
+        p.graph,
+        p.precision(),
+        p.matched_gold,
+        p.gold,
+        p.recall(),
+        p.f1()
+    );
+}
+
+/// The score as a table.
+pub fn render(s: &GraphScore) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "graph score of {} against its gold annotation (content: {}, match at ≥ {}; scene ±1)",
+        s.film, s.similarity, s.threshold
+    );
+    let _ = writeln!(
+        out,
+        "  {:<22} {:>11} {:>9}   {:>11} {:>6}   {:>5}",
+        "", "graph", "precision", "gold", "recall", "F1"
+    );
+    row(&mut out, "mental states", &s.states);
+    for (family, p) in &s.by_family {
+        row(&mut out, &format!("  {family}"), p);
+    }
+    row(&mut out, "  explicit (recall)", &s.explicit);
+    row(&mut out, "  implicit (recall)", &s.implicit);
+    row(&mut out, "higher-order (about)", &s.higher_order);
+    row(&mut out, "causal links", &s.causal);
+    let _ = writeln!(
+        out,
+        "  gold chains recovered: {} of {}",
+        s.chains_recovered, s.chains
+    );
+    let errors: Vec<String> = s
+        .errors
+        .iter()
+        .map(|(k, n)| format!("{k:?} {n}").to_lowercase())
+        .collect();
+    let _ = writeln!(
+        out,
+        "errors (graph items matching no gold item): {}",
+        if errors.is_empty() {
+            "none".to_owned()
+        } else {
+            errors.join(", ")
+        }
+    );
+    for m in s.misses.iter().filter(|m| m.gold.is_some()).take(20) {
+        let _ = writeln!(
+            out,
+            "  {:?} {} ~ gold {}: {}",
+            m.kind,
+            m.graph,
+            m.gold.as_deref().unwrap_or(""),
+            m.text
+        );
+    }
+    let _ = writeln!(
+        out,
+        "(--json lists every miss and every gold item not found)"
+    );
+    out
+}

@@ -1,0 +1,635 @@
+//! A graph scored against a gold annotation (DESIGN.md §2, "Gold
+//! annotations"): precision, recall and F1 of its mental states, its
+//! higher-order links and its causal links, gold chains recovered, and its
+//! errors by type.
+//!
+//! A gold state matches a graph state with the same holder, the same
+//! attitude family, the same polarity and truth, a scene within ±1, and
+//! similar content; pairs are matched one to one, most similar first. A
+//! causal link matches a graph causal edge whose cause and effect match the
+//! gold's the same way (text and scene), in the same direction.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::embed::Embedder;
+use crate::text::content_words;
+
+use super::gold::{Gold, GoldState};
+use super::schema::{Attitude, EdgeFamily, EdgeKind, NodeKind};
+use super::Graph;
+
+/// How content is compared.
+pub enum Similarity<'a> {
+    /// Dice overlap of content words (light stemming): the offline measure.
+    Lexical,
+    /// Cosine of sentence embeddings (all-MiniLM-L6-v2 when installed).
+    Embedded(&'a dyn Embedder),
+}
+
+impl Similarity<'_> {
+    /// The measure's name, as the output states it.
+    pub fn name(&self) -> String {
+        match self {
+            Similarity::Lexical => "lexical (Dice of content words)".to_owned(),
+            Similarity::Embedded(e) => format!("cosine of {}", e.name()),
+        }
+    }
+
+    /// The default threshold at or above which two contents are similar.
+    pub fn default_threshold(&self) -> f64 {
+        match self {
+            Similarity::Lexical => 0.4,
+            Similarity::Embedded(_) => 0.6,
+        }
+    }
+}
+
+/// Settings of a scoring.
+#[derive(Debug, Clone, Copy)]
+pub struct ScoreOptions {
+    /// Scenes a graph item may be off by.
+    pub scene_window: usize,
+    /// Content similarity needed for a match.
+    pub threshold: f64,
+}
+
+/// Matched and total counts on each side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Prf {
+    /// Graph items matched to a gold item.
+    pub matched_graph: usize,
+    /// Graph items.
+    pub graph: usize,
+    /// Gold items matched by a graph item.
+    pub matched_gold: usize,
+    /// Gold items.
+    pub gold: usize,
+}
+
+impl Prf {
+    /// Matched share of the graph's items (1 when it has none).
+    pub fn precision(&self) -> f64 {
+        ratio(self.matched_graph, self.graph)
+    }
+
+    /// Matched share of the gold items (1 when there are none).
+    pub fn recall(&self) -> f64 {
+        ratio(self.matched_gold, self.gold)
+    }
+
+    /// Harmonic mean of precision and recall.
+    pub fn f1(&self) -> f64 {
+        let (p, r) = (self.precision(), self.recall());
+        if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        1.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Why a graph item matched no gold item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// A gold state matches but for its polarity (`negated`).
+    Polarity,
+    /// A gold belief matches but for its truth (a false belief or not).
+    Truth,
+    /// A gold state matches but for its holder.
+    Holder,
+    /// A gold state matches but for its attitude family.
+    Attitude,
+    /// A gold state matches but for its scene.
+    Scene,
+    /// A gold causal link matches, the other way round.
+    Direction,
+    /// Nothing in the gold supports it.
+    Unsupported,
+}
+
+/// One graph item that matched nothing, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Miss {
+    /// The error.
+    pub kind: ErrorKind,
+    /// The graph node or edge id.
+    pub graph: String,
+    /// The gold item it nearly matched.
+    pub gold: Option<String>,
+    /// The graph item in words.
+    pub text: String,
+}
+
+/// A graph's score against a gold annotation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GraphScore {
+    /// The film.
+    pub film: String,
+    /// How content was compared.
+    pub similarity: String,
+    /// The similarity needed for a match.
+    pub threshold: f64,
+    /// Mental states.
+    pub states: Prf,
+    /// Mental states by attitude family (the gold's family for recall, the
+    /// graph's for precision).
+    pub by_family: BTreeMap<String, Prf>,
+    /// Recall of the gold states the script states outright.
+    pub explicit: Prf,
+    /// Recall of the gold states a reader infers.
+    pub implicit: Prf,
+    /// Higher-order links: a state about another state.
+    pub higher_order: Prf,
+    /// Causal links (direction included).
+    pub causal: Prf,
+    /// Gold chains every link of which the graph has.
+    pub chains_recovered: usize,
+    /// Gold chains.
+    pub chains: usize,
+    /// Graph items matched to nothing, by error.
+    pub errors: BTreeMap<ErrorKind, usize>,
+    /// Every graph item matched to nothing.
+    pub misses: Vec<Miss>,
+    /// Gold items no graph item matched (ids).
+    pub missed_gold: Vec<String>,
+}
+
+/// The attitude families of DESIGN.md §2.
+pub fn family(a: Attitude) -> &'static str {
+    match a {
+        Attitude::Belief | Attitude::Knowledge | Attitude::Suspicion => "belief",
+        Attitude::Desire | Attitude::SocialGoal => "desire",
+        Attitude::Intention => "intention",
+        Attitude::Emotion => "emotion",
+        Attitude::Pretense => "pretense",
+    }
+}
+
+/// A mental state on either side, reduced to what matching compares.
+#[derive(Debug, Clone)]
+struct State {
+    id: String,
+    holder: BTreeSet<String>,
+    family: &'static str,
+    negated: bool,
+    false_belief: bool,
+    scene: Option<usize>,
+    text: String,
+}
+
+/// The names a character goes by, uppercased, with their first words.
+fn names<'a>(all: impl IntoIterator<Item = &'a String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for n in all {
+        let n = n
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_uppercase();
+        if let Some(first) = n.split(' ').next() {
+            out.insert(first.to_owned());
+        }
+        out.insert(n);
+    }
+    out
+}
+
+fn graph_states(g: &Graph) -> Vec<State> {
+    g.nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::MentalState)
+        .map(|n| {
+            let holder = n
+                .holder
+                .as_deref()
+                .and_then(|h| g.node(h))
+                .map(|c| names(std::iter::once(&c.name).chain(&c.aliases)))
+                .unwrap_or_default();
+            let attitude = n.attitude.unwrap_or(Attitude::Belief);
+            State {
+                id: n.id.clone(),
+                holder,
+                family: family(attitude),
+                negated: n.negated,
+                false_belief: attitude == Attitude::Belief && n.truth == Some(false),
+                scene: n.scene.map(|s| s + 1),
+                text: n.content.clone().unwrap_or_else(|| n.name.clone()),
+            }
+        })
+        .collect()
+}
+
+fn gold_states(gold: &Gold) -> Vec<State> {
+    gold.mental_states
+        .iter()
+        .map(|s: &GoldState| {
+            let character = gold.characters.iter().find(|c| {
+                c.name.eq_ignore_ascii_case(&s.holder)
+                    || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(&s.holder))
+            });
+            let holder = match character {
+                Some(c) => names(std::iter::once(&c.name).chain(&c.aliases)),
+                None => names([&s.holder]),
+            };
+            State {
+                id: s.id.clone(),
+                holder,
+                family: family(s.attitude),
+                negated: s.negated,
+                false_belief: s.attitude == Attitude::Belief && s.truth == Some(false),
+                scene: Some(s.scene),
+                text: s.content.clone(),
+            }
+        })
+        .collect()
+}
+
+/// Content similarities, every graph text against every gold text.
+struct Sims {
+    rows: Vec<Vec<f64>>,
+}
+
+impl Sims {
+    fn new(
+        sim: &Similarity<'_>,
+        graph: &[&str],
+        gold: &[&str],
+    ) -> Result<Sims, crate::embed::EmbedError> {
+        let rows = match sim {
+            Similarity::Lexical => {
+                let g: Vec<_> = graph.iter().map(|t| stems(t)).collect();
+                let d: Vec<_> = gold.iter().map(|t| stems(t)).collect();
+                g.iter()
+                    .map(|a| d.iter().map(|b| dice(a, b)).collect())
+                    .collect()
+            }
+            Similarity::Embedded(e) => {
+                let g = e.embed_batch(graph)?;
+                let d = e.embed_batch(gold)?;
+                g.iter()
+                    .map(|a| {
+                        d.iter()
+                            .map(|b| a.iter().zip(b).map(|(x, y)| f64::from(x * y)).sum())
+                            .collect()
+                    })
+                    .collect()
+            }
+        };
+        Ok(Sims { rows })
+    }
+
+    fn get(&self, graph: usize, gold: usize) -> f64 {
+        self.rows[graph][gold]
+    }
+}
+
+/// Content words with a light stemming (plural and tense endings cut).
+fn stems(text: &str) -> BTreeSet<String> {
+    content_words(&text.replace(['’', '\''], ""))
+        .into_iter()
+        .map(|w| {
+            for end in ["ing", "ed", "es", "s"] {
+                if w.len() >= end.len() + 3 {
+                    if let Some(stem) = w.strip_suffix(end) {
+                        return stem.to_owned();
+                    }
+                }
+            }
+            w
+        })
+        .collect()
+}
+
+fn dice(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 0.0;
+    }
+    2.0 * a.intersection(b).count() as f64 / (a.len() + b.len()) as f64
+}
+
+fn near(a: Option<usize>, b: Option<usize>, window: usize) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.abs_diff(b) <= window,
+        _ => true,
+    }
+}
+
+/// Which field keeps a graph state from matching a gold one (`None`: none,
+/// they match), content and scene taken as given.
+fn mismatch(g: &State, d: &State) -> Option<ErrorKind> {
+    if g.holder.is_disjoint(&d.holder) {
+        Some(ErrorKind::Holder)
+    } else if g.family != d.family {
+        Some(ErrorKind::Attitude)
+    } else if g.negated != d.negated {
+        Some(ErrorKind::Polarity)
+    } else if g.false_belief != d.false_belief {
+        Some(ErrorKind::Truth)
+    } else {
+        None
+    }
+}
+
+/// One-to-one matching of admissible pairs, most similar first: (graph
+/// index, gold index) pairs.
+fn greedy(mut pairs: Vec<(usize, usize, f64)>) -> Vec<(usize, usize)> {
+    pairs.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    let (mut used_g, mut used_d) = (BTreeSet::new(), BTreeSet::new());
+    let mut out = Vec::new();
+    for (g, d, _) in pairs {
+        if !used_g.contains(&g) && !used_d.contains(&d) {
+            used_g.insert(g);
+            used_d.insert(d);
+            out.push((g, d));
+        }
+    }
+    out
+}
+
+/// A causal link on either side: its two ends' texts and scenes.
+struct Link {
+    id: String,
+    cause: (String, Option<usize>),
+    effect: (String, Option<usize>),
+}
+
+fn graph_links(g: &Graph) -> Vec<Link> {
+    let end = |id: &str| {
+        g.node(id).map_or((id.to_owned(), None), |n| {
+            (
+                n.content.clone().unwrap_or_else(|| n.name.clone()),
+                n.scene.map(|s| s + 1),
+            )
+        })
+    };
+    g.edges
+        .iter()
+        .filter(|e| e.kind.family() == EdgeFamily::Causal)
+        .map(|e| Link {
+            id: e.id.clone(),
+            cause: end(&e.source),
+            effect: end(&e.target),
+        })
+        .collect()
+}
+
+/// Scores `graph` against `gold`.
+pub fn score(
+    graph: &Graph,
+    gold: &Gold,
+    sim: &Similarity<'_>,
+    opts: ScoreOptions,
+) -> Result<GraphScore, crate::embed::EmbedError> {
+    let window = opts.scene_window;
+    let gs = graph_states(graph);
+    let ds = gold_states(gold);
+    let sims = Sims::new(
+        sim,
+        &gs.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+        &ds.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+    )?;
+    let mut pairs = Vec::new();
+    for (i, g) in gs.iter().enumerate() {
+        for (j, d) in ds.iter().enumerate() {
+            let s = sims.get(i, j);
+            if s >= opts.threshold && near(g.scene, d.scene, window) && mismatch(g, d).is_none() {
+                pairs.push((i, j, s));
+            }
+        }
+    }
+    let matched = greedy(pairs);
+    let gold_of: BTreeMap<usize, usize> = matched.iter().copied().collect();
+    let graph_of: BTreeMap<usize, usize> = matched.iter().map(|&(g, d)| (d, g)).collect();
+
+    let mut misses = Vec::new();
+    for (i, g) in gs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !gold_of.contains_key(i))
+    {
+        // The nearest gold state in content that differs in one field.
+        let near_miss = ds
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| sims.get(i, *j) >= opts.threshold)
+            .map(|(j, d)| {
+                let kind = if !near(g.scene, d.scene, window) && mismatch(g, d).is_none() {
+                    Some(ErrorKind::Scene)
+                } else if near(g.scene, d.scene, window) {
+                    mismatch(g, d)
+                } else {
+                    None
+                };
+                (j, kind, sims.get(i, j))
+            })
+            .filter(|(_, kind, _)| kind.is_some())
+            .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)));
+        let (kind, gold_id) = match near_miss {
+            Some((j, Some(kind), _)) => (kind, Some(ds[j].id.clone())),
+            _ => (ErrorKind::Unsupported, None),
+        };
+        misses.push(Miss {
+            kind,
+            graph: g.id.clone(),
+            gold: gold_id,
+            text: g.text.clone(),
+        });
+    }
+
+    let states = Prf {
+        matched_graph: matched.len(),
+        graph: gs.len(),
+        matched_gold: matched.len(),
+        gold: ds.len(),
+    };
+    let mut by_family: BTreeMap<String, Prf> = BTreeMap::new();
+    for (i, g) in gs.iter().enumerate() {
+        let p = by_family.entry(g.family.to_owned()).or_default();
+        p.graph += 1;
+        p.matched_graph += usize::from(gold_of.contains_key(&i));
+    }
+    let (mut explicit, mut implicit) = (Prf::default(), Prf::default());
+    for (j, (d, s)) in ds.iter().zip(&gold.mental_states).enumerate() {
+        let hit = usize::from(graph_of.contains_key(&j));
+        let p = by_family.entry(d.family.to_owned()).or_default();
+        p.gold += 1;
+        p.matched_gold += hit;
+        let side = if s.explicit {
+            &mut explicit
+        } else {
+            &mut implicit
+        };
+        side.gold += 1;
+        side.matched_gold += hit;
+    }
+
+    // Higher-order: a graph `about` edge between two states, both matched,
+    // whose gold states are linked the same way.
+    let index_of: BTreeMap<&str, usize> = gs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.as_str(), i))
+        .collect();
+    let gold_index: BTreeMap<&str, usize> = ds
+        .iter()
+        .enumerate()
+        .map(|(j, s)| (s.id.as_str(), j))
+        .collect();
+    let about_edges: Vec<(usize, usize)> = graph
+        .edges
+        .iter()
+        .filter(|e| e.kind == EdgeKind::About)
+        .filter_map(|e| {
+            Some((
+                *index_of.get(e.source.as_str())?,
+                *index_of.get(e.target.as_str())?,
+            ))
+        })
+        .collect();
+    let gold_about: BTreeSet<(usize, usize)> = gold
+        .mental_states
+        .iter()
+        .filter_map(|s| {
+            Some((
+                gold_index[s.id.as_str()],
+                *gold_index.get(s.about.as_deref()?)?,
+            ))
+        })
+        .collect();
+    let found: BTreeSet<(usize, usize)> = about_edges
+        .iter()
+        .filter_map(|(a, b)| Some((*gold_of.get(a)?, *gold_of.get(b)?)))
+        .filter(|pair| gold_about.contains(pair))
+        .collect();
+    let higher_order = Prf {
+        matched_graph: about_edges
+            .iter()
+            .filter(|(a, b)| {
+                matches!((gold_of.get(a), gold_of.get(b)), (Some(x), Some(y)) if gold_about.contains(&(*x, *y)))
+            })
+            .count(),
+        graph: about_edges.len(),
+        matched_gold: found.len(),
+        gold: gold_about.len(),
+    };
+
+    // Causal links.
+    let gl = graph_links(graph);
+    let dl = &gold.causal_links;
+    let mut texts: Vec<&str> = Vec::new();
+    for l in &gl {
+        texts.push(&l.cause.0);
+        texts.push(&l.effect.0);
+    }
+    let mut gold_texts: Vec<&str> = Vec::new();
+    for l in dl {
+        gold_texts.push(&l.cause);
+        gold_texts.push(&l.effect);
+    }
+    let link_sims = Sims::new(sim, &texts, &gold_texts)?;
+    let end_fits = |i: usize, end: usize, j: usize, gold_end: usize| {
+        let (scene, gold_scene) = (
+            if end == 0 {
+                gl[i].cause.1
+            } else {
+                gl[i].effect.1
+            },
+            if gold_end == 0 {
+                dl[j].cause_scene
+            } else {
+                dl[j].effect_scene
+            },
+        );
+        let s = link_sims.get(2 * i + end, 2 * j + gold_end);
+        (s >= opts.threshold && near(scene, Some(gold_scene), window)).then_some(s)
+    };
+    let mut link_pairs = Vec::new();
+    for i in 0..gl.len() {
+        for j in 0..dl.len() {
+            if let (Some(a), Some(b)) = (end_fits(i, 0, j, 0), end_fits(i, 1, j, 1)) {
+                link_pairs.push((i, j, a.min(b)));
+            }
+        }
+    }
+    let link_matched = greedy(link_pairs);
+    let link_gold: BTreeMap<usize, usize> = link_matched.iter().copied().collect();
+    let gold_linked: BTreeSet<usize> = link_matched.iter().map(|p| p.1).collect();
+    for (i, l) in gl
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !link_gold.contains_key(i))
+    {
+        let reversed = (0..dl.len())
+            .find(|&j| end_fits(i, 0, j, 1).is_some() && end_fits(i, 1, j, 0).is_some());
+        misses.push(Miss {
+            kind: if reversed.is_some() {
+                ErrorKind::Direction
+            } else {
+                ErrorKind::Unsupported
+            },
+            graph: l.id.clone(),
+            gold: reversed.map(|j| dl[j].id.clone()),
+            text: format!("{} → {}", l.cause.0, l.effect.0),
+        });
+    }
+    let causal = Prf {
+        matched_graph: link_matched.len(),
+        graph: gl.len(),
+        matched_gold: link_matched.len(),
+        gold: dl.len(),
+    };
+    let linked_ids: BTreeSet<&str> = gold_linked.iter().map(|&j| dl[j].id.as_str()).collect();
+    let chains_recovered = gold
+        .chains
+        .iter()
+        .filter(|c| c.iter().all(|id| linked_ids.contains(id.as_str())))
+        .count();
+
+    let mut errors = BTreeMap::new();
+    for m in &misses {
+        *errors.entry(m.kind).or_default() += 1;
+    }
+    let missed_gold = ds
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| !graph_of.contains_key(j))
+        .map(|(_, d)| d.id.clone())
+        .chain(
+            dl.iter()
+                .enumerate()
+                .filter(|(j, _)| !gold_linked.contains(j))
+                .map(|(_, l)| l.id.clone()),
+        )
+        .collect();
+    Ok(GraphScore {
+        film: gold.film.clone(),
+        similarity: sim.name(),
+        threshold: opts.threshold,
+        states,
+        by_family,
+        explicit,
+        implicit,
+        higher_order,
+        causal,
+        chains_recovered,
+        chains: gold.chains.len(),
+        errors,
+        misses,
+        missed_gold,
+    })
+}
+
+#[cfg(test)]
+#[path = "score_tests.rs"]
+mod tests;

@@ -1,0 +1,171 @@
+//! The scorer on the sample film's gold annotation and on graphs made from
+//! it with one thing changed.
+
+use std::path::Path;
+
+use super::*;
+use crate::graph::gold::read_gold;
+use crate::graph::schema::Edge;
+
+fn sample_gold() -> Gold {
+    read_gold(&Path::new(env!("CARGO_MANIFEST_DIR")).join("screenplays/the-second-key/gold.json"))
+        .unwrap()
+}
+
+fn lexical(graph: &Graph, gold: &Gold) -> GraphScore {
+    let sim = Similarity::Lexical;
+    let opts = ScoreOptions {
+        scene_window: 1,
+        threshold: sim.default_threshold(),
+    };
+    score(graph, gold, &sim, opts).unwrap()
+}
+
+/// A gold state with no state about it and not about another, so changing
+/// it touches nothing else.
+fn lone_state(gold: &Gold, pick: impl Fn(&GoldState) -> bool) -> String {
+    gold.mental_states
+        .iter()
+        .find(|s| {
+            s.about.is_none()
+                && !gold
+                    .mental_states
+                    .iter()
+                    .any(|o| o.about.as_deref() == Some(s.id.as_str()))
+                && pick(s)
+        })
+        .map(|s| format!("mental_state:{}", s.id))
+        .expect("a lone state")
+}
+
+#[test]
+fn the_gold_scores_one_against_itself() {
+    let gold = sample_gold();
+    let s = lexical(&gold.to_graph(), &gold);
+    for (what, p) in [
+        ("states", s.states),
+        ("higher order", s.higher_order),
+        ("causal", s.causal),
+    ] {
+        assert_eq!(p.precision(), 1.0, "{what}: {p:?}");
+        assert_eq!(p.recall(), 1.0, "{what}: {p:?}");
+    }
+    assert!(s.higher_order.gold > 0 && s.causal.gold > 0);
+    assert_eq!(s.chains_recovered, s.chains);
+    assert!(
+        s.misses.is_empty() && s.missed_gold.is_empty(),
+        "{:?}",
+        s.misses
+    );
+}
+
+#[test]
+fn one_flipped_polarity_costs_exactly_that_state() {
+    let gold = sample_gold();
+    let whole = gold.mental_states.len();
+    let mut g = gold.to_graph();
+    let id = lone_state(&gold, |_| true);
+    g.nodes.iter_mut().find(|n| n.id == id).unwrap().negated ^= true;
+    let s = lexical(&g, &gold);
+    assert_eq!(s.states.matched_gold, whole - 1);
+    assert_eq!(s.states.matched_graph, whole - 1);
+    assert_eq!(
+        s.errors.get(&ErrorKind::Polarity),
+        Some(&1),
+        "{:?}",
+        s.errors
+    );
+    assert_eq!(s.errors.values().sum::<usize>(), 1);
+    assert_eq!(s.misses[0].graph, id);
+    assert_eq!(s.causal.recall(), 1.0);
+}
+
+#[test]
+fn one_swapped_holder_costs_exactly_that_state() {
+    let gold = sample_gold();
+    let whole = gold.mental_states.len();
+    let mut g = gold.to_graph();
+    let id = lone_state(&gold, |s| s.holder.eq_ignore_ascii_case("mara"));
+    let other = g
+        .nodes
+        .iter()
+        .find(|n| n.kind == NodeKind::Character && !n.name.eq_ignore_ascii_case("mara"))
+        .unwrap()
+        .id
+        .clone();
+    g.nodes.iter_mut().find(|n| n.id == id).unwrap().holder = Some(other);
+    let s = lexical(&g, &gold);
+    assert_eq!(s.states.matched_gold, whole - 1);
+    assert_eq!(s.errors.get(&ErrorKind::Holder), Some(&1), "{:?}", s.errors);
+    assert_eq!(s.errors.values().sum::<usize>(), 1);
+}
+
+#[test]
+fn one_reversed_causal_edge_costs_exactly_that_link() {
+    let gold = sample_gold();
+    let mut g = gold.to_graph();
+    let k = g
+        .edges
+        .iter()
+        .position(|e| e.kind == EdgeKind::Causes)
+        .unwrap();
+    let e = &g.edges[k];
+    g.edges[k] = Edge::new(EdgeKind::Causes, &e.target.clone(), &e.source.clone());
+    let s = lexical(&g, &gold);
+    assert_eq!(s.causal.matched_gold, gold.causal_links.len() - 1);
+    assert_eq!(s.causal.matched_graph, s.causal.graph - 1);
+    assert_eq!(
+        s.errors.get(&ErrorKind::Direction),
+        Some(&1),
+        "{:?}",
+        s.errors
+    );
+    assert_eq!(s.errors.values().sum::<usize>(), 1);
+    assert_eq!(s.states.recall(), 1.0);
+    // A chain through that link is no longer whole.
+    let in_chains = gold
+        .chains
+        .iter()
+        .filter(|c| c.contains(&gold.causal_links[0].id))
+        .count();
+    assert!(s.chains_recovered + in_chains >= s.chains);
+}
+
+#[test]
+fn an_empty_graph_recalls_nothing_and_asserts_nothing_wrong() {
+    let gold = sample_gold();
+    let empty = Graph {
+        film: gold.film.clone(),
+        nodes: Vec::new(),
+        edges: Vec::new(),
+    };
+    let s = lexical(&empty, &gold);
+    assert_eq!(s.states.recall(), 0.0);
+    assert_eq!(s.causal.recall(), 0.0);
+    assert_eq!(s.states.precision(), 1.0);
+    assert_eq!(s.states.f1(), 0.0);
+    assert_eq!(s.chains_recovered, 0);
+    assert!(s.misses.is_empty());
+}
+
+#[test]
+fn an_inverted_content_is_not_a_match() {
+    // "doesn't know the ring has left the safe" written as a false belief
+    // that it has: the holder, family and content match, the truth does not.
+    let gold = sample_gold();
+    let mut g = gold.to_graph();
+    let id = lone_state(&gold, |s| {
+        s.attitude == Attitude::Belief && s.truth != Some(false)
+    });
+    g.nodes.iter_mut().find(|n| n.id == id).unwrap().truth = Some(false);
+    let s = lexical(&g, &gold);
+    assert_eq!(s.errors.get(&ErrorKind::Truth), Some(&1), "{:?}", s.errors);
+}
+
+#[test]
+fn lexical_similarity_reads_past_endings_and_case() {
+    let a = stems("Quinton HIDES the rings");
+    let b = stems("quinton hiding a ring");
+    assert_eq!(dice(&a, &b), 1.0, "{a:?} {b:?}");
+    assert_eq!(dice(&stems("the"), &stems("a")), 0.0);
+}
