@@ -424,12 +424,11 @@ pub fn score(
             .enumerate()
             .filter(|(j, _)| sims.get(i, *j) >= opts.threshold)
             .map(|(j, d)| {
-                let kind = if !near(g.scene, d.scene, window) && mismatch(g, d).is_none() {
-                    Some(ErrorKind::Scene)
-                } else if near(g.scene, d.scene, window) {
-                    mismatch(g, d)
-                } else {
-                    None
+                // Off in exactly one respect: a field, or the scene.
+                let kind = match (near(g.scene, d.scene, window), mismatch(g, d)) {
+                    (true, field) => field,
+                    (false, None) => Some(ErrorKind::Scene),
+                    (false, Some(_)) => None,
                 };
                 (j, kind, sims.get(i, j))
             })
@@ -507,20 +506,16 @@ pub fn score(
             ))
         })
         .collect();
-    let found: BTreeSet<(usize, usize)> = about_edges
+    // The graph's `about` edges that land on a gold `about` pair.
+    let hits: Vec<(usize, usize)> = about_edges
         .iter()
         .filter_map(|(a, b)| Some((*gold_of.get(a)?, *gold_of.get(b)?)))
         .filter(|pair| gold_about.contains(pair))
         .collect();
     let higher_order = Prf {
-        matched_graph: about_edges
-            .iter()
-            .filter(|(a, b)| {
-                matches!((gold_of.get(a), gold_of.get(b)), (Some(x), Some(y)) if gold_about.contains(&(*x, *y)))
-            })
-            .count(),
+        matched_graph: hits.len(),
         graph: about_edges.len(),
-        matched_gold: found.len(),
+        matched_gold: hits.iter().collect::<BTreeSet<_>>().len(),
         gold: gold_about.len(),
     };
 

@@ -411,15 +411,31 @@ fn a_later_state_with_a_known_different_cause_is_not_an_effect() {
     );
 }
 
+/// The rules generator's trees of a graph, at most `max_trees` of them.
+fn generated(g: &Graph, max_trees: Option<usize>) -> Vec<crate::trees::schema::Tree> {
+    use crate::graph::analysis::analyse;
+    use crate::trees::generate::{generate, GenerateOptions};
+    use crate::trees::rules::RulesWriter;
+    use crate::trees::source::Source;
+    let opts = GenerateOptions {
+        max_trees,
+        ..GenerateOptions::default()
+    };
+    generate(
+        &Facts::new(g),
+        &analyse(g),
+        &Source::from_evidence(g),
+        &RulesWriter,
+        &opts,
+    )
+    .trees
+}
+
 #[test]
 fn a_link_between_moments_asked_choose_every_one_has_two_golds_or_more() {
     // Its one gold cause sits next to its target in the excerpt, so a
     // single gold among "choose every one" is what a reader of positions
     // picks (measured: +0.09 over chance on the synthetic films).
-    use crate::graph::analysis::analyse;
-    use crate::trees::generate::{generate, GenerateOptions};
-    use crate::trees::rules::RulesWriter;
-    use crate::trees::source::Source;
     let links = [
         "Which of these moments led",
         "Why does ",
@@ -429,15 +445,7 @@ fn a_link_between_moments_asked_choose_every_one_has_two_golds_or_more() {
     ];
     let mut asked = 0;
     for g in crate::trees::synth::corpus(2, 16) {
-        let facts = Facts::new(&g);
-        let out = generate(
-            &facts,
-            &analyse(&g),
-            &Source::from_evidence(&g),
-            &RulesWriter,
-            &GenerateOptions::default(),
-        );
-        for node in out.trees.iter().flat_map(|t| &t.nodes) {
+        for node in generated(&g, None).iter().flat_map(|t| &t.nodes) {
             if node.format != Format::Multi || !links.iter().any(|l| node.question.starts_with(l)) {
                 continue;
             }
@@ -456,31 +464,15 @@ fn an_open_question_is_not_written_when_the_audit_would_call_it_a_give_away() {
     // question's words ("Felix hides the letter in the rain…" behind "Edith
     // hides the letter in the rain…") passed generation and failed the
     // audit of synthetic film 18.
-    use crate::graph::analysis::analyse;
     use crate::trees::audit::node_giveaways;
-    use crate::trees::generate::{generate, GenerateOptions};
-    use crate::trees::rules::RulesWriter;
-    use crate::trees::source::Source;
-    let g = crate::trees::synth::film(18, 40);
-    let facts = Facts::new(&g);
-    let out = generate(
-        &facts,
-        &analyse(&g),
-        &Source::from_evidence(&g),
-        &RulesWriter,
-        &GenerateOptions {
-            max_trees: Some(30),
-            ..GenerateOptions::default()
-        },
-    );
-    let open = out
-        .trees
+    let trees = generated(&crate::trees::synth::film(18, 40), Some(30));
+    let open = trees
         .iter()
         .flat_map(|t| &t.nodes)
         .filter(|n| n.format == Format::Open)
         .count();
     assert!(open > 50, "only {open} open questions");
-    for node in out.trees.iter().flat_map(|t| &t.nodes) {
+    for node in trees.iter().flat_map(|t| &t.nodes) {
         assert!(
             node_giveaways(node).is_empty(),
             "{}: {:?}",

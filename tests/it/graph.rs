@@ -515,25 +515,21 @@ fn witnesses_concealment_possession_relations_and_a_social_goal_by_name() {
 
 #[test]
 fn graph_score_reads_an_export_against_the_sample_gold_and_checks_min_f1() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
-            .current_dir(root)
-            .args(args)
-            .output()
-            .unwrap()
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let score = |extra: &[&str]| {
+        let mut args = vec![
+            "graph",
+            "score",
+            "graphs/the-second-key.json",
+            "--gold",
+            "screenplays/the-second-key/gold.json",
+            "--similarity",
+            "lexical",
+        ];
+        args.extend_from_slice(extra);
+        bin(&args, &root)
     };
-    let gold = "screenplays/the-second-key/gold.json";
-    let out = run(&[
-        "graph",
-        "score",
-        "graphs/the-second-key.json",
-        "--gold",
-        gold,
-        "--similarity",
-        "lexical",
-        "--json",
-    ]);
+    let out = score(&["--json"]);
     assert!(
         out.status.success(),
         "{}",
@@ -543,20 +539,9 @@ fn graph_score_reads_an_export_against_the_sample_gold_and_checks_min_f1() {
     assert_eq!(json["states"]["gold"], 131);
     assert!(json["similarity"].as_str().unwrap().starts_with("lexical"));
     // The offline graph is far below F1 0.9: a check that fails.
-    let out = run(&[
-        "graph",
-        "score",
-        "graphs/the-second-key.json",
-        "--gold",
-        gold,
-        "--similarity",
-        "lexical",
-        "--min-f1",
-        "0.9",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(score(&["--min-f1", "0.9"]).status.code(), Some(1));
     // An export without --gold names what is missing.
-    let out = run(&["graph", "score", "graphs/the-second-key.json"]);
+    let out = bin(&["graph", "score", "graphs/the-second-key.json"], &root);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--gold"));
 }

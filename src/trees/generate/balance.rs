@@ -418,6 +418,16 @@ mod tests {
         }
     }
 
+    /// `v` with its options put at the letters `order` gives.
+    fn placed(v: &SurfaceView, order: &[usize]) -> SurfaceView {
+        let mut out = v.clone();
+        for (k, &i) in order.iter().enumerate() {
+            out.options[k] = v.options[i].clone();
+            out.options[k].letter = k;
+        }
+        out
+    }
+
     #[test]
     fn a_learned_readers_credit_so_far_is_its_current_models_on_every_question() {
         // Early questions written while the model knew little must count
@@ -478,11 +488,7 @@ mod tests {
         for seed in 0..12 {
             let v = view(4, 2);
             let order = b.arrange(&v, Format::Multi, seed);
-            let mut placed = v.clone();
-            for (k, &i) in order.iter().enumerate() {
-                placed.options[k] = v.options[i].clone();
-                placed.options[k].letter = k;
-            }
+            let placed = placed(&v, &order);
             b.record(&placed, Format::Multi);
         }
         // Six sets of two letters out of four, twice each.
@@ -503,11 +509,7 @@ mod tests {
             let order = b.arrange(&v, Format::Multi, seed);
             let gold_at = order.iter().position(|&i| i == 0).unwrap();
             seen[gold_at] += 1;
-            let mut placed = v.clone();
-            for (k, &i) in order.iter().enumerate() {
-                placed.options[k] = v.options[i].clone();
-                placed.options[k].letter = k;
-            }
+            let placed = placed(&v, &order);
             b.record(&placed, Format::Multi);
         }
         assert_eq!(seen, [2, 2, 2, 2]);
