@@ -4,9 +4,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
+use moviegraph::graph::calibrate::Calibration;
 use moviegraph::graph::score::{GraphScore, Prf};
 use moviegraph::store;
-use moviegraph::workspace::score::{score_graph, ScoreRequest, SimilarityChoice};
+use moviegraph::workspace::score::{
+    calibrate_similarity, score_graph, ScoreRequest, SimilarityChoice,
+};
 
 use super::{emit, Outcome};
 
@@ -29,7 +32,9 @@ pub struct ScoreArgs {
     /// The all-MiniLM-L6-v2 folder (default: as `align --model-dir`).
     #[arg(long, value_name = "DIR")]
     model_dir: Option<PathBuf>,
-    /// Content similarity needed for a match (default 0.4 lexical, 0.6 MiniLM).
+    /// Content similarity needed for a match (default 0.25 lexical, 0.6
+    /// MiniLM: the thresholds `--calibrate` recommends on the sample film's
+    /// gold).
     #[arg(long)]
     threshold: Option<f64>,
     /// Exit 1 when the mental states' or the causal links' F1 is below this.
@@ -38,18 +43,34 @@ pub struct ScoreArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Instead of scoring, measure the similarity on the gold file itself:
+    /// each explicit state's content against its own quote (same state)
+    /// and its neighbours' quotes (near misses), with the threshold that
+    /// separates them best. The defaults were set this way.
+    #[arg(long)]
+    calibrate: bool,
 }
 
 /// Runs `graph score`.
 pub fn score_cmd(a: ScoreArgs) -> anyhow::Result<Outcome> {
-    let s = score_graph(&ScoreRequest {
+    let req = ScoreRequest {
         target: a.target.clone(),
         gold: a.gold.clone(),
         store: store::resolve_path(a.store.as_deref()),
         similarity: a.similarity,
         model_dir: a.model_dir.clone(),
         threshold: a.threshold,
-    })?;
+    };
+    if a.calibrate {
+        let c = calibrate_similarity(&req)?;
+        if a.json {
+            emit(&(serde_json::to_string_pretty(&c)? + "\n"))?;
+        } else {
+            emit(&render_calibration(&c))?;
+        }
+        return Ok(Outcome::Success);
+    }
+    let s = score_graph(&req)?;
     if a.json {
         emit(&(serde_json::to_string_pretty(&s)? + "\n"))?;
     } else {
@@ -144,6 +165,37 @@ pub fn render(s: &GraphScore) -> String {
     let _ = writeln!(
         out,
         "(--json lists every miss and every gold item not found)"
+    );
+    out
+}
+
+/// A calibration as a table.
+pub fn render_calibration(c: &Calibration) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} on the gold file's own pairs: {} same-state pairs (mean {:.3}), {} near misses (mean {:.3})",
+        c.similarity, c.positives, c.positive_mean, c.negatives, c.negative_mean
+    );
+    let _ = writeln!(out, "  threshold  recall  precision     F1");
+    for r in &c.rows {
+        let mark = if r.threshold == c.best.threshold {
+            "  ← recommended"
+        } else if (r.threshold - c.default_threshold).abs() < 1e-9 {
+            "  ← default"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  {:>9.2}  {:>6.3}  {:>9.3}  {:>5.3}{mark}",
+            r.threshold, r.recall, r.precision, r.f1
+        );
+    }
+    let _ = writeln!(
+        out,
+        "default threshold {:.2}; recommended on this file {:.2} (best F1 with precision ≥ {}: {:.3})",
+        c.default_threshold, c.best.threshold, moviegraph::graph::calibrate::MIN_PRECISION, c.best.f1
     );
     out
 }

@@ -487,6 +487,66 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
     Ok(out)
 }
 
+/// `page` with a section on the graph the trees came from, scored against
+/// the film's gold annotation (`graph score`), before the page's end.
+pub fn with_graph_score(page: &str, s: &crate::graph::score::GraphScore) -> String {
+    let mut sec = String::new();
+    let _ = write!(
+        sec,
+        "<h2>Graph fidelity against the gold annotation</h2>\n<p class=\"note\">The film's graph \
+         scored against its gold.json (content: {}, match at ≥ {}; scene ±1). Precision is the \
+         share of what the graph asserts that the gold supports; recall the share of the gold the \
+         graph finds.</p>\n<table>\n<tr><th></th><th>graph matched</th><th>precision</th>\
+         <th>gold matched</th><th>recall</th><th>F1</th></tr>\n",
+        escape(&s.similarity),
+        s.threshold
+    );
+    let mut row = |name: &str, p: &crate::graph::score::Prf| {
+        let _ = writeln!(
+            sec,
+            "<tr><td>{}</td><td class=\"num\">{}/{}</td><td class=\"num\">{:.3}</td>\
+             <td class=\"num\">{}/{}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td></tr>",
+            escape(name),
+            p.matched_graph,
+            p.graph,
+            p.precision(),
+            p.matched_gold,
+            p.gold,
+            p.recall(),
+            p.f1()
+        );
+    };
+    row("mental states", &s.states);
+    for (family, p) in &s.by_family {
+        row(&format!("— {family}"), p);
+    }
+    row("— explicit in the script (recall)", &s.explicit);
+    row("— implicit, inferred (recall)", &s.implicit);
+    row("higher-order (about)", &s.higher_order);
+    row("causal links", &s.causal);
+    sec.push_str("</table>\n");
+    let errors: Vec<String> = s
+        .errors
+        .iter()
+        .map(|(k, n)| format!("{k:?} {n}").to_lowercase())
+        .collect();
+    let _ = writeln!(
+        sec,
+        "<p>Gold chains recovered: {} of {}. Graph items matching no gold item: {}.</p>",
+        s.chains_recovered,
+        s.chains,
+        if errors.is_empty() {
+            "none".to_owned()
+        } else {
+            escape(&errors.join(", "))
+        }
+    );
+    match page.rfind("</body>") {
+        Some(at) => format!("{}{sec}{}", &page[..at], &page[at..]),
+        None => format!("{page}{sec}"),
+    }
+}
+
 /// How each run's trees were made (one row per trees file; rows a run shares
 /// with the run above are not repeated).
 fn provenance(out: &mut String, runs: &[RunMetrics]) {

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::graph::generate::cast::{pronoun_gender, Cast, Gender};
+use crate::graph::generate::cast::{pronoun_gender, Cast};
 use crate::graph::schema::*;
 use crate::graph::text::{char_slice, normalize, words};
 use crate::graph::{Adjudicator, Auditor, BlockContext, GraphError};
@@ -136,8 +136,66 @@ fn named_in(ctx: &BlockContext<'_>, ev: &Evidence, who: &Node) -> bool {
     quoted || spoken
 }
 
+/// Whether `who` is the nearest antecedent of a he/she/his/her/him in the
+/// quote: reading back from the pronoun through the block (names in action
+/// lines and the quote, the speakers of lines), the first character whose
+/// gender fits. The pronoun is re-resolved from the script alone, not from
+/// the generator's bookkeeping.
+fn antecedent_is(ctx: &BlockContext<'_>, cast: &Cast, ev: &Evidence, who: &Node) -> bool {
+    let Some(member) = cast.by_id(&who.id) else {
+        return false;
+    };
+    let quote = words(&ev.quote, 0);
+    let Some(at) = quote
+        .iter()
+        .position(|w| pronoun_gender(&w.text.to_lowercase()).is_some())
+    else {
+        return false;
+    };
+    let Some(gender) = pronoun_gender(&quote[at].text.to_lowercase()) else {
+        return false;
+    };
+    let fits = |m: &crate::graph::generate::cast::Member| m.gender.is_none_or(|g| g == gender);
+    // Names read back from a text, last first.
+    let named_back = |text: &str| -> Option<String> {
+        words(text, 0)
+            .iter()
+            .rev()
+            .filter_map(|w| cast.named(&w.text))
+            .find(|m| fits(m))
+            .map(|m| m.id.clone())
+    };
+    let [first, _] = ctx.block.elements;
+    let Some(el) = ctx.play.elements.get(ev.element) else {
+        return false;
+    };
+    let before_quote = char_slice(&el.text, 0, ev.start + quote[at].start);
+    let mut found = if el.kind == ElementKind::Action {
+        named_back(&before_quote)
+    } else {
+        None
+    };
+    let mut j = ev.element;
+    while found.is_none() && j > first {
+        j -= 1;
+        let e = &ctx.play.elements[j];
+        found = match e.kind {
+            ElementKind::Action => named_back(&e.text),
+            ElementKind::Dialogue => e
+                .speaker
+                .as_deref()
+                .and_then(|sp| cast.named(sp.split_whitespace().next().unwrap_or(sp)))
+                .filter(|m| fits(m))
+                .map(|m| m.id.clone()),
+            _ => None,
+        };
+    }
+    found.as_deref() == Some(member.id.as_str())
+}
+
 fn grounding(
     ctx: &BlockContext<'_>,
+    cast: &Cast,
     nodes: &BTreeMap<&str, &Node>,
     bw: &BlockWords,
     c: &Candidate,
@@ -176,28 +234,48 @@ fn grounding(
                 let Some(agent) = person(&n.agent) else {
                     return Err("the agent is unknown".to_owned());
                 };
-                if !n.evidence.iter().any(|ev| named_in(ctx, ev, agent)) {
-                    return Err(format!("{} is only inferred from a pronoun", agent.name));
+                if !n
+                    .evidence
+                    .iter()
+                    .any(|ev| named_in(ctx, ev, agent) || antecedent_is(ctx, cast, ev, agent))
+                {
+                    return Err(format!(
+                        "the agent {} is neither named in the quote nor the nearest character \
+                         its pronoun can mean",
+                        agent.name
+                    ));
                 }
             }
             NodeKind::MentalState => {
                 let Some(holder) = person(&n.holder) else {
                     return Err("the holder is unknown".to_owned());
                 };
-                if !n.evidence.iter().any(|ev| named_in(ctx, ev, holder)) {
+                if !n
+                    .evidence
+                    .iter()
+                    .any(|ev| named_in(ctx, ev, holder) || antecedent_is(ctx, cast, ev, holder))
+                {
                     return Err(format!(
-                        "the holder {} is only inferred from a pronoun",
+                        "the holder {} is neither named in the quote nor the nearest \
+                         character its pronoun can mean",
                         holder.name
                     ));
                 }
+                stated(n)?;
             }
         },
         Item::Edge(e) => {
+            causal_language(e)?;
             if e.kind == EdgeKind::Holds {
                 if let Some(holder) = nodes.get(e.source.as_str()) {
-                    if !e.evidence.iter().any(|ev| named_in(ctx, ev, holder)) {
+                    if !e
+                        .evidence
+                        .iter()
+                        .any(|ev| named_in(ctx, ev, holder) || antecedent_is(ctx, cast, ev, holder))
+                    {
                         return Err(format!(
-                            "the holder {} is only inferred from a pronoun",
+                            "the holder {} is neither named in the quote nor the nearest \
+                             character its pronoun can mean",
                             holder.name
                         ));
                     }
@@ -208,10 +286,14 @@ fn grounding(
     Ok(())
 }
 
+/// The context auditor's checks. `stage` (the characters on stage, with
+/// the cast) adds the check that a pronoun's holder or agent is the only
+/// one on stage it can mean; the adjudicator leaves it out.
 fn schema(
     ctx: &BlockContext<'_>,
     nodes: &BTreeMap<&str, &Node>,
     bw: &BlockWords,
+    stage: Option<(&Cast, &BTreeSet<String>)>,
     c: &Candidate,
 ) -> Result<(), String> {
     match &c.item {
@@ -250,6 +332,12 @@ fn schema(
                         person.name
                     ));
                 }
+                if let Some((cast, on)) = stage {
+                    only_one_on_stage(ctx, cast, on, &n.evidence, person)?;
+                }
+            }
+            if n.kind == NodeKind::MentalState {
+                contradiction(nodes, n)?;
             }
             if let Some(t) = &n.target {
                 if t == &n.id {
@@ -281,7 +369,13 @@ fn schema(
                 ));
             }
             kind_checks(ctx, bw, nodes, e, s, t)?;
-            if e.kind.family() == EdgeFamily::Causal && !e.flashback {
+            if let (EdgeKind::Holds, Some((cast, on))) = (e.kind, stage) {
+                only_one_on_stage(ctx, cast, on, &e.evidence, s)?;
+            }
+            // A motive may be told after the act it explains ("Jealousy made
+            // the decision for her"), within the act's scene.
+            let motive_told_after = e.kind == EdgeKind::Motivates && s.scene == t.scene;
+            if e.kind.family() == EdgeFamily::Causal && !e.flashback && !motive_told_after {
                 if let (Some(a), Some(b)) = (s.order, t.order) {
                     if a > b {
                         return Err(format!(
@@ -355,6 +449,318 @@ fn informed(ctx: &BlockContext<'_>, nodes: &BTreeMap<&str, &Node>, id: &str) -> 
     })
 }
 
+/// The characters on stage in the block: named in an action line, or
+/// speaking in person (not voice-over or off-screen).
+fn on_stage(ctx: &BlockContext<'_>, cast: &Cast) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (_, el) in ctx.elements() {
+        match el.kind {
+            ElementKind::Action => {
+                for w in words(&el.text, 0) {
+                    if let Some(m) = cast.named(&w.text) {
+                        out.insert(m.id.clone());
+                    }
+                }
+            }
+            ElementKind::Dialogue => {
+                let away = el.extension.as_deref().is_some_and(|x| {
+                    let x = x.to_uppercase();
+                    x.contains("V.O")
+                        || x.contains("O.S")
+                        || x.contains("O.C")
+                        || x.contains("FILTERED")
+                });
+                let first = el
+                    .speaker
+                    .as_deref()
+                    .and_then(|s| s.split_whitespace().next());
+                if let (false, Some(m)) = (away, first.and_then(|f| cast.named(f))) {
+                    out.insert(m.id.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A holder or agent the quotes do not name must be the only character on
+/// stage its pronoun can mean: the scene, not the sentence, decides.
+fn only_one_on_stage(
+    ctx: &BlockContext<'_>,
+    cast: &Cast,
+    stage: &BTreeSet<String>,
+    evidence: &[Evidence],
+    who: &Node,
+) -> Result<(), String> {
+    if evidence.iter().any(|ev| named_in(ctx, ev, who)) {
+        return Ok(());
+    }
+    let gender = evidence.iter().find_map(|ev| {
+        words(&ev.quote, 0)
+            .iter()
+            .find_map(|w| pronoun_gender(&w.text.to_lowercase()))
+    });
+    let Some(gender) = gender else {
+        return Ok(());
+    };
+    let options: Vec<&String> = stage
+        .iter()
+        .filter(|id| {
+            cast.by_id(id)
+                .and_then(|m| m.gender)
+                .is_none_or(|g| g == gender)
+        })
+        .collect();
+    match options.as_slice() {
+        [one] if **one == who.id => Ok(()),
+        [_] => Err(format!(
+            "{} is not the one on stage the pronoun can mean",
+            who.name
+        )),
+        many => Err(format!(
+            "the pronoun could mean {} characters on stage",
+            many.len()
+        )),
+    }
+}
+
+/// Words whose presence in a quote states a mental state of each attitude
+/// family: the quote auditor's own reading, apart from the generator's.
+fn family_cues(family: &str) -> &'static [&'static str] {
+    match family {
+        "belief" => &[
+            "think",
+            "thinks",
+            "thought",
+            "believe",
+            "believes",
+            "believed",
+            "know",
+            "knows",
+            "knew",
+            "realize",
+            "realizes",
+            "realized",
+            "realizing",
+            "realise",
+            "realises",
+            "realising",
+            "understand",
+            "understands",
+            "understood",
+            "suspect",
+            "suspects",
+            "suspected",
+            "sees",
+            "saw",
+            "see",
+            "notices",
+            "noticed",
+            "hears",
+            "heard",
+            "mistakes",
+            "mistook",
+            "sure",
+            "assume",
+            "assumes",
+        ],
+        "desire" => &[
+            "want", "wants", "wanted", "hope", "hopes", "hoped", "wish", "wishes", "need", "needs",
+            "help", "helps", "save", "saves", "protect", "protects", "hurt", "ruin", "betray",
+            "rescue",
+        ],
+        "intention" => &[
+            "i'll", "will", "won't", "going", "plan", "plans", "planned", "decide", "decides",
+            "decided", "intend", "intends", "mean", "means", "meant", "need", "needs", "i'm",
+        ],
+        "emotion" => &[
+            "fear",
+            "fears",
+            "jealousy",
+            "guilt",
+            "relief",
+            "dread",
+            "anger",
+            "shame",
+            "grief",
+            "panic",
+            "envy",
+            "hope",
+            "love",
+            "rage",
+            "hate",
+            "hates",
+            "bitter",
+            "relieved",
+            "ashamed",
+            "horrified",
+            "uneasy",
+            "breaking",
+            "angry",
+            "furious",
+            "afraid",
+            "scared",
+            "terrified",
+            "guilty",
+            "jealous",
+        ],
+        "pretense" => &[
+            "lying",
+            "lie",
+            "lies",
+            "lied",
+            "pretend",
+            "pretends",
+            "pretending",
+        ],
+        _ => &[],
+    }
+}
+
+/// An explicit mental state is stated in its quotes: a cue of its attitude
+/// family is there, negated exactly when the state is.
+fn stated(n: &Node) -> Result<(), String> {
+    let (Some(attitude), Some(true)) = (n.attitude, n.explicit) else {
+        return Ok(());
+    };
+    // A belief may be about another's mind ("He thinks I don't know"): any
+    // mental cue states it, and a negation inside its content is not its own.
+    let all: Vec<&str>;
+    let cues: &[&str] = if attitude.family() == "belief" {
+        all = ["belief", "desire", "intention", "emotion", "pretense"]
+            .iter()
+            .flat_map(|f| family_cues(f).iter().copied())
+            .collect();
+        &all
+    } else {
+        family_cues(attitude.family())
+    };
+    let content_negated = n.content.as_deref().is_some_and(|c| {
+        words(c, 0).iter().any(|w| {
+            let w = w.text.to_lowercase().replace('’', "'");
+            matches!(w.as_str(), "not" | "never") || w.ends_with("n't")
+        })
+    });
+    let mut found = false;
+    let mut negated_cue = false;
+    let mut any_negation = false;
+    for ev in &n.evidence {
+        let ws: Vec<String> = words(&ev.quote, 0)
+            .iter()
+            .map(|w| w.text.to_lowercase().replace('’', "'"))
+            .collect();
+        for (k, w) in ws.iter().enumerate() {
+            let negation = matches!(w.as_str(), "not" | "never") || w.ends_with("n't");
+            any_negation |= negation;
+            if cues.contains(&w.as_str()) || negation && attitude == Attitude::Intention {
+                found = true;
+                negated_cue |= ws[k.saturating_sub(2)..k]
+                    .iter()
+                    .any(|p| matches!(p.as_str(), "not" | "never") || p.ends_with("n't"));
+            }
+        }
+    }
+    if !found {
+        return Err(format!(
+            "no {} cue in the quote states it",
+            attitude.family()
+        ));
+    }
+    if n.negated && !any_negation {
+        return Err("negated, but nothing in the quote negates it".to_owned());
+    }
+    if !n.negated && negated_cue && !content_negated && !any_positive_cue(n, cues) {
+        return Err("the quote negates it, but the state is not negated".to_owned());
+    }
+    Ok(())
+}
+
+/// Whether some cue in the quotes stands without a negation before it.
+fn any_positive_cue(n: &Node, cues: &[&str]) -> bool {
+    n.evidence.iter().any(|ev| {
+        let ws: Vec<String> = words(&ev.quote, 0)
+            .iter()
+            .map(|w| w.text.to_lowercase().replace('’', "'"))
+            .collect();
+        ws.iter().enumerate().any(|(k, w)| {
+            cues.contains(&w.as_str())
+                && !ws[k.saturating_sub(2)..k]
+                    .iter()
+                    .any(|p| matches!(p.as_str(), "not" | "never") || p.ends_with("n't"))
+        })
+    })
+}
+
+/// Words that say one thing brings another about.
+const CAUSAL_WORDS: &[&str] = &[
+    "because",
+    "so",
+    "made",
+    "makes",
+    "make",
+    "lets",
+    "let",
+    "allows",
+    "allowed",
+    "stops",
+    "stopped",
+    "keeps",
+    "kept",
+    "prevents",
+    "prevented",
+    "why",
+    "therefore",
+    "since",
+    "cause",
+    "caused",
+    "causes",
+    "decision",
+    "choice",
+    "order",
+];
+
+/// A causal claim (not `precedes`) is worded as one in its quotes.
+fn causal_language(e: &Edge) -> Result<(), String> {
+    if !e.kind.claims_cause() {
+        return Ok(());
+    }
+    let worded = e.evidence.iter().any(|ev| {
+        words(&ev.quote, 0)
+            .iter()
+            .any(|w| CAUSAL_WORDS.contains(&w.text.to_lowercase().as_str()))
+    });
+    if worded {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: nothing in the quotes says one brings the other about",
+            e.kind.as_str()
+        ))
+    }
+}
+
+/// A mental state contradicting one its holder already holds: same family,
+/// same content, the other polarity.
+fn contradiction(nodes: &BTreeMap<&str, &Node>, n: &Node) -> Result<(), String> {
+    let (Some(attitude), Some(content)) = (n.attitude, n.content.as_deref()) else {
+        return Ok(());
+    };
+    let key = normalize(content);
+    let clash = nodes.values().find(|m| {
+        m.id != n.id
+            && m.kind == NodeKind::MentalState
+            && m.holder == n.holder
+            && m.attitude.is_some_and(|a| a.family() == attitude.family())
+            && m.negated != n.negated
+            && m.content.as_deref().map(normalize).as_deref() == Some(key.as_str())
+    });
+    match clash {
+        Some(m) => Err(format!("contradicts {}: {}", m.id, m.name)),
+        None => Ok(()),
+    }
+}
+
 /// Evidence-grounding auditor (`rules`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GroundingAuditor;
@@ -367,13 +773,14 @@ impl Auditor for GroundingAuditor {
     fn audit(&self, ctx: &BlockContext<'_>, batch: &[Candidate]) -> Result<Vec<Vote>, GraphError> {
         let nodes = lookup(ctx, batch);
         let bw = block_words(ctx);
+        let cast = Cast::new(ctx);
         Ok(batch
             .iter()
             .map(|c| {
                 vote(
                     &self.name(),
                     Role::Auditor,
-                    grounding(ctx, &nodes, &bw, c),
+                    grounding(ctx, &cast, &nodes, &bw, c),
                     "every quote is in the script and names its entities",
                 )
             })
@@ -393,13 +800,15 @@ impl Auditor for SchemaTimeAuditor {
     fn audit(&self, ctx: &BlockContext<'_>, batch: &[Candidate]) -> Result<Vec<Vote>, GraphError> {
         let nodes = lookup(ctx, batch);
         let bw = block_words(ctx);
+        let cast = Cast::new(ctx);
+        let stage = on_stage(ctx, &cast);
         Ok(batch
             .iter()
             .map(|c| {
                 vote(
                     &self.name(),
                     Role::Auditor,
-                    schema(ctx, &nodes, &bw, c),
+                    schema(ctx, &nodes, &bw, Some((&cast, &stage)), c),
                     "kinds, fields, story time and presence are valid",
                 )
             })
@@ -437,77 +846,92 @@ impl Adjudicator for RulesAdjudicator {
         &self,
         ctx: &BlockContext<'_>,
         candidate: &Candidate,
-        // The rules adjudicator judges a candidate against the entities known
-        // before the block, like the schema-and-time auditor's first pass.
-        _block: &[Candidate],
+        // The block's other candidates: a holder first named in this block
+        // is one of them.
+        block: &[Candidate],
     ) -> Result<Vote, GraphError> {
-        let batch = std::slice::from_ref(candidate);
-        let nodes = lookup(ctx, batch);
+        let nodes = lookup(ctx, block);
         let bw = block_words(ctx);
-        let verdict = schema(ctx, &nodes, &bw, candidate).and_then(|()| {
-            if candidate
-                .item
-                .evidence()
-                .iter()
-                .any(|ev| find_quote(ctx, ev) == Found::Missing)
-            {
-                return Err("evidence not found in the script".to_owned());
-            }
-            unambiguous(ctx, &bw, candidate)
-        });
+        let cast = Cast::new(ctx);
+        // The schema without the stage count, then the script's own reading:
+        // where the stage is ambiguous, the nearest antecedent decides.
+        let verdict = schema(ctx, &nodes, &bw, None, candidate)
+            .and_then(|()| grounding(ctx, &cast, &nodes, &bw, candidate));
         Ok(vote(
             &self.name(),
             Role::Adjudicator,
             verdict,
-            "the schema holds and every pronoun in the evidence has one possible referent",
+            "the schema holds and the quotes, read on their own, state it",
         ))
     }
 }
 
-/// Every he/she/him/her in the evidence has exactly one possible referent among
-/// the characters present in the block who are not named in that quote.
-fn unambiguous(ctx: &BlockContext<'_>, bw: &BlockWords, c: &Candidate) -> Result<(), String> {
-    let cast = Cast::new(ctx);
-    let here: Vec<_> = cast
-        .members
-        .iter()
-        .filter(|m| {
-            m.keys
-                .iter()
-                .any(|k| bw.words.contains(k) || bw.speakers.contains(k))
-        })
-        .collect();
-    for ev in c.item.evidence() {
-        let ws: Vec<String> = words(&ev.quote, 0)
-            .iter()
-            .map(|w| w.text.to_lowercase())
-            .collect();
-        let speaker = ctx
-            .play
-            .elements
-            .get(ev.element)
-            .and_then(|e| e.speaker.as_deref())
-            .map(first_word);
-        for g in [Gender::Male, Gender::Female] {
-            if !ws.iter().any(|w| pronoun_gender(w) == Some(g)) {
-                continue;
-            }
-            let options = here
-                .iter()
-                .filter(|m| m.gender.is_none_or(|mg| mg == g))
-                .filter(|m| {
-                    !m.keys
-                        .iter()
-                        .any(|k| ws.contains(k) || speaker.as_deref() == Some(k.as_str()))
-                })
-                .count();
-            if options != 1 {
-                return Err(format!(
-                    "a pronoun in “{}” could mean {options} characters",
-                    ev.quote
-                ));
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(quote: &str, attitude: Attitude, negated: bool, content: &str) -> Node {
+        let mut n = Node::new("mental_state:x", NodeKind::MentalState, "x");
+        n.attitude = Some(attitude);
+        n.negated = negated;
+        n.explicit = Some(true);
+        n.content = Some(content.to_owned());
+        n.evidence = vec![Evidence {
+            block: 0,
+            element: 0,
+            start: 0,
+            end: quote.chars().count(),
+            quote: quote.to_owned(),
+            keyframes: Vec::new(),
+        }];
+        n
     }
-    Ok(())
+
+    #[test]
+    fn an_explicit_state_is_read_back_from_its_quote_polarity_included() {
+        let know = |negated| {
+            state(
+                "Quinton doesn't know the ring has left the safe",
+                Attitude::Knowledge,
+                negated,
+                "the ring has left the safe",
+            )
+        };
+        assert!(stated(&know(true)).is_ok());
+        // The quote negates it; the state says otherwise.
+        assert!(stated(&know(false)).is_err());
+        // Negated with nothing in the quote to negate it.
+        let s = state("June sees it", Attitude::Knowledge, true, "it");
+        assert!(stated(&s).is_err());
+        // No cue of the family at all.
+        let s = state("He pockets the key", Attitude::Desire, false, "the key");
+        assert!(stated(&s).is_err());
+        // A belief about another's mind carries that mind's negation in its content.
+        let s = state(
+            "He thinks I don't know when he's lying",
+            Attitude::Belief,
+            false,
+            "He thinks I don't know when he's lying",
+        );
+        assert!(stated(&s).is_ok());
+    }
+
+    #[test]
+    fn a_cause_needs_causal_words_and_an_order_does_not() {
+        let mut e = Edge::new(EdgeKind::Causes, "event:a", "event:b");
+        e.evidence = vec![Evidence {
+            block: 0,
+            element: 0,
+            start: 0,
+            end: 10,
+            quote: "Teo goes. Quinton opens his fist.".to_owned(),
+            keyframes: Vec::new(),
+        }];
+        assert!(causal_language(&e).is_err());
+        e.kind = EdgeKind::Precedes;
+        assert!(causal_language(&e).is_ok());
+        e.kind = EdgeKind::Motivates;
+        e.evidence[0].quote = "Jealousy made the decision for her.".to_owned();
+        assert!(causal_language(&e).is_ok());
+    }
 }

@@ -16,6 +16,7 @@ pub mod agreement;
 pub mod analysis;
 pub mod audit;
 pub mod build;
+pub mod calibrate;
 pub mod consensus;
 pub mod export;
 pub mod generate;

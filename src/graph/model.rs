@@ -138,7 +138,9 @@ pub fn generator_schema(handles: &Handles) -> Value {
                     "participants": {"type": "array", "items": endpoint.clone()},
                     "content": {"type": "string"},
                     "truth": {"type": "boolean", "description": "false for a false belief"},
-                    "evidence": {"type": "array", "items": quote_schema()}
+                    "evidence": {"type": "array", "items": quote_schema()},
+                    "negated": {"type": "boolean", "description": "true when the holder holds the negation of the content (\"doesn't know X\": knowledge of X, negated); never invert the content instead"},
+                    "explicit": {"type": "boolean", "description": "true when the script states the mental state in so many words, false when a reader infers it"}
                 }
             }},
             "edges": {"type": "array", "items": {
@@ -146,7 +148,8 @@ pub fn generator_schema(handles: &Handles) -> Value {
                 "additionalProperties": false,
                 "required": ["kind", "source", "target", "evidence"],
                 "properties": {
-                    "kind": {"type": "string", "enum": EdgeKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>()},
+                    "kind": {"type": "string", "enum": EdgeKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+                             "description": "causes/enables/prevents/motivates/triggers only where the script gives a reason (because, so, made her…) or a stated motive; events that merely follow each other: precedes"},
                     "source": endpoint.clone(),
                     "target": endpoint,
                     "evidence": {"type": "array", "items": quote_schema()}
@@ -375,6 +378,10 @@ pub fn parse_generator(
             .get("truth")
             .and_then(Value::as_bool)
             .filter(|_| node.attitude == Some(Attitude::Belief));
+        if kind == NodeKind::MentalState {
+            node.negated = e.get("negated").and_then(Value::as_bool).unwrap_or(false);
+            node.explicit = e.get("explicit").and_then(Value::as_bool);
+        }
         if matches!(kind, NodeKind::Event | NodeKind::MentalState) {
             node.order = Some(first.element);
             node.scene = Some(ctx.block.scene);

@@ -70,6 +70,9 @@ pub enum EdgeKind {
     Motivates,
     /// Causal: event → mental state.
     Triggers,
+    /// Story order only, event → event: the source happens before the
+    /// target; no causal claim (DESIGN.md §2).
+    Precedes,
     /// Context: character → event.
     ParticipatesIn,
     /// Context: event or character → location.
@@ -94,7 +97,7 @@ pub enum EdgeFamily {
 
 impl EdgeKind {
     /// Every kind, in table order.
-    pub const ALL: [EdgeKind; 14] = [
+    pub const ALL: [EdgeKind; 15] = [
         EdgeKind::Holds,
         EdgeKind::About,
         EdgeKind::Perceives,
@@ -105,6 +108,7 @@ impl EdgeKind {
         EdgeKind::Prevents,
         EdgeKind::Motivates,
         EdgeKind::Triggers,
+        EdgeKind::Precedes,
         EdgeKind::ParticipatesIn,
         EdgeKind::LocatedAt,
         EdgeKind::Possesses,
@@ -124,6 +128,7 @@ impl EdgeKind {
             EdgeKind::Prevents => "prevents",
             EdgeKind::Motivates => "motivates",
             EdgeKind::Triggers => "triggers",
+            EdgeKind::Precedes => "precedes",
             EdgeKind::ParticipatesIn => "participates_in",
             EdgeKind::LocatedAt => "located_at",
             EdgeKind::Possesses => "possesses",
@@ -141,9 +146,15 @@ impl EdgeKind {
         use EdgeKind::*;
         match self {
             Holds | About | Perceives | Reveals | Conceals => EdgeFamily::Tom,
-            Causes | Enables | Prevents | Motivates | Triggers => EdgeFamily::Causal,
+            Causes | Enables | Prevents | Motivates | Triggers | Precedes => EdgeFamily::Causal,
             ParticipatesIn | LocatedAt | Possesses | SocialRelation => EdgeFamily::Context,
         }
+    }
+
+    /// Whether the edge claims that its source brings its target about: every
+    /// causal-family kind but `precedes`, which only orders two events.
+    pub fn claims_cause(self) -> bool {
+        self.family() == EdgeFamily::Causal && self != EdgeKind::Precedes
     }
 
     /// The node kinds allowed at (source, target); `None` means any kind.
@@ -155,7 +166,7 @@ impl EdgeKind {
             About => (Some(N::MentalState), None),
             Perceives => (Some(N::Character), Some(N::Event)),
             Reveals | Conceals | Triggers => (Some(N::Event), Some(N::MentalState)),
-            Causes | Enables | Prevents => (Some(N::Event), Some(N::Event)),
+            Causes | Enables | Prevents | Precedes => (Some(N::Event), Some(N::Event)),
             Motivates => (Some(N::MentalState), Some(N::Event)),
             ParticipatesIn => (Some(N::Character), Some(N::Event)),
             LocatedAt => (None, Some(N::Location)),
@@ -188,6 +199,19 @@ pub enum Attitude {
 }
 
 impl Attitude {
+    /// The attitude family states are matched in (DESIGN.md §2): belief
+    /// (belief, knowledge, suspicion), desire (desire, social goal),
+    /// intention, emotion, pretense.
+    pub fn family(self) -> &'static str {
+        match self {
+            Attitude::Belief | Attitude::Knowledge | Attitude::Suspicion => "belief",
+            Attitude::Desire | Attitude::SocialGoal => "desire",
+            Attitude::Intention => "intention",
+            Attitude::Emotion => "emotion",
+            Attitude::Pretense => "pretense",
+        }
+    }
+
     /// snake_case name.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -169,3 +169,35 @@ fn lexical_similarity_reads_past_endings_and_case() {
     assert_eq!(dice(&a, &b), 1.0, "{a:?} {b:?}");
     assert_eq!(dice(&stems("the"), &stems("a")), 0.0);
 }
+
+#[test]
+fn a_state_told_again_in_a_later_scene_it_holds_in_is_right_twice() {
+    let gold = crate::graph::gold::parse_gold(
+        r#"{"film": "t", "characters": [{"name": "ANNA"}],
+        "mental_states": [
+          {"id": "m1", "holder": "ANNA", "attitude": "emotion", "content": "jealousy of her brother's boat",
+           "negated": false, "scene": 2, "until_scene": 4, "explicit": true, "evidence": "Jealousy."}],
+        "causal_links": [], "chains": []}"#,
+    )
+    .unwrap();
+    let mut graph = gold.to_graph();
+    let told = graph.node("mental_state:m1").unwrap().clone();
+    // Graph scenes are 0-based: told again in the gold's last scene (4),
+    // then in scene 5 (the window's edge), then in scene 6 (past it).
+    for (suffix, scene) in [("again", 3), ("edge", 4), ("late", 5)] {
+        let mut n = told.clone();
+        n.id = format!("{}-{suffix}", told.id);
+        n.scene = Some(scene);
+        graph.nodes.push(n);
+    }
+    let s = lexical(&graph, &gold);
+    assert_eq!(
+        (s.states.matched_graph, s.states.graph),
+        (3, 4),
+        "{:?}",
+        s.misses
+    );
+    assert_eq!(s.states.recall(), 1.0);
+    assert_eq!(s.errors.get(&ErrorKind::Scene), Some(&1), "{:?}", s.misses);
+    assert_eq!(s.misses[0].graph, "mental_state:m1-late");
+}

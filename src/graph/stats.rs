@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::agreement::{agreement, Agreement};
-use crate::graph::schema::{Candidate, EdgeKind, Merge, NodeKind, Role, Status};
+use crate::graph::schema::{Candidate, EdgeKind, Item, Merge, Node, NodeKind, Role, Status};
 
 /// One row of the construction table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,6 +24,28 @@ pub struct KindRow {
     pub pending: usize,
     /// verified / candidates.
     pub rate: f64,
+    /// The auditors' agreement on this kind's candidates beyond chance
+    /// (Fleiss' κ; Cohen's for two auditors); none when undefined.
+    #[serde(default)]
+    pub kappa: Option<f64>,
+}
+
+/// What the verified mental states assert (DESIGN.md §2): polarity,
+/// explicitness, false beliefs, higher order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StateMix {
+    /// Verified mental states.
+    pub states: usize,
+    /// Held negated (`negated`: "doesn't know X").
+    pub negated: usize,
+    /// Stated in so many words (`explicit: true`).
+    pub explicit: usize,
+    /// Inferred by a reader (`explicit: false`).
+    pub implicit: usize,
+    /// Beliefs marked false.
+    pub false_beliefs: usize,
+    /// States about another state (higher-order ToM).
+    pub higher_order: usize,
 }
 
 /// Construction statistics of one build.
@@ -43,12 +65,39 @@ pub struct Stats {
     pub reviewed: (usize, usize),
     /// Merges per resolution tier.
     pub merges: BTreeMap<String, usize>,
+    /// What the verified mental states assert.
+    #[serde(default)]
+    pub states: StateMix,
 }
 
-fn row(kind: String, cs: &[&Candidate]) -> KindRow {
+/// The auditors' votes on candidates, one row per candidate all of them judged.
+fn vote_table(cs: &[&Candidate], judges: &[String]) -> Vec<Vec<bool>> {
+    cs.iter()
+        .filter_map(|c| {
+            judges
+                .iter()
+                .map(|j| {
+                    c.votes
+                        .iter()
+                        .find(|v| v.role == Role::Auditor && &v.judge == j)
+                        .map(|v| v.accept)
+                })
+                .collect::<Option<Vec<bool>>>()
+        })
+        .collect()
+}
+
+fn row(kind: String, cs: &[&Candidate], judges: &[String]) -> KindRow {
     let count = |s: Status| cs.iter().filter(|c| c.status == s).count();
     let verified = count(Status::Accepted);
+    let agreed = agreement(judges, &vote_table(cs, judges));
+    let kappa = if judges.len() == 2 {
+        agreed.pairs.first().and_then(|p| p.kappa)
+    } else {
+        agreed.fleiss
+    };
     KindRow {
+        kappa,
         kind,
         candidates: cs.len(),
         verified,
@@ -73,10 +122,6 @@ pub fn stats(candidates: &[Candidate], merges: &[Merge]) -> Stats {
         .map(|k| format!("node:{}", k.as_str()))
         .chain(EdgeKind::ALL.iter().map(|k| format!("edge:{}", k.as_str())))
         .collect();
-    let rows = order
-        .into_iter()
-        .filter_map(|k| by_kind.get(&k).map(|cs| row(k.clone(), cs)))
-        .collect();
     let all: Vec<&Candidate> = candidates.iter().collect();
     let mut judges: Vec<String> = candidates
         .iter()
@@ -86,20 +131,11 @@ pub fn stats(candidates: &[Candidate], merges: &[Merge]) -> Stats {
         .collect();
     judges.sort();
     judges.dedup();
-    let table: Vec<Vec<bool>> = candidates
-        .iter()
-        .filter_map(|c| {
-            judges
-                .iter()
-                .map(|j| {
-                    c.votes
-                        .iter()
-                        .find(|v| v.role == Role::Auditor && &v.judge == j)
-                        .map(|v| v.accept)
-                })
-                .collect::<Option<Vec<bool>>>()
-        })
+    let rows = order
+        .into_iter()
+        .filter_map(|k| by_kind.get(&k).map(|cs| row(k.clone(), cs, &judges)))
         .collect();
+    let table = vote_table(&all, &judges);
     let decided = |role: Role| {
         let mut acc = (0, 0);
         for c in candidates {
@@ -131,12 +167,40 @@ pub fn stats(candidates: &[Candidate], merges: &[Merge]) -> Stats {
     }
     Stats {
         rows,
-        total: row("total".to_owned(), &all),
+        total: row("total".to_owned(), &all, &judges),
         agreement: agreement(&judges, &table),
         escalated,
         adjudicated: decided(Role::Adjudicator),
         reviewed: decided(Role::Human),
         merges: tiers,
+        states: state_mix(candidates),
+    }
+}
+
+fn state_mix(candidates: &[Candidate]) -> StateMix {
+    let accepted = || candidates.iter().filter(|c| c.status == Status::Accepted);
+    let states: Vec<&Node> = accepted()
+        .filter_map(|c| match &c.item {
+            Item::Node(n) if n.kind == NodeKind::MentalState => Some(n),
+            _ => None,
+        })
+        .collect();
+    let ids: std::collections::BTreeSet<&str> = states.iter().map(|n| n.id.as_str()).collect();
+    let higher_order: std::collections::BTreeSet<&str> = accepted()
+        .filter_map(|c| match &c.item {
+            Item::Edge(e) if e.kind == EdgeKind::About && ids.contains(e.target.as_str()) => {
+                Some(e.source.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    StateMix {
+        states: states.len(),
+        negated: states.iter().filter(|n| n.negated).count(),
+        explicit: states.iter().filter(|n| n.explicit == Some(true)).count(),
+        implicit: states.iter().filter(|n| n.explicit == Some(false)).count(),
+        false_beliefs: states.iter().filter(|n| n.truth == Some(false)).count(),
+        higher_order: higher_order.len(),
     }
 }
 
@@ -145,23 +209,36 @@ pub fn render(s: &Stats) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<24} {:>10} {:>9} {:>9} {:>8} {:>7}",
-        "kind", "candidates", "verified", "rejected", "pending", "rate"
+        "{:<24} {:>10} {:>9} {:>9} {:>8} {:>7} {:>7}",
+        "kind", "candidates", "verified", "rejected", "pending", "rate", "κ"
     );
+    let k = |x: Option<f64>| x.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.3}"));
     for r in s.rows.iter().chain(std::iter::once(&s.total)) {
         let _ = writeln!(
             out,
-            "{:<24} {:>10} {:>9} {:>9} {:>8} {:>6.1}%",
+            "{:<24} {:>10} {:>9} {:>9} {:>8} {:>6.1}% {:>7}",
             r.kind,
             r.candidates,
             r.verified,
             r.rejected,
             r.pending,
-            r.rate * 100.0
+            r.rate * 100.0,
+            k(r.kappa)
         );
     }
+    let m = &s.states;
+    let _ = writeln!(
+        out,
+        "mental states verified {}: negated {}, explicit {}, implicit {}, unmarked {}; false beliefs {}; about another state (higher order) {}",
+        m.states,
+        m.negated,
+        m.explicit,
+        m.implicit,
+        m.states - m.explicit - m.implicit,
+        m.false_beliefs,
+        m.higher_order
+    );
     let a = &s.agreement;
-    let k = |x: Option<f64>| x.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.3}"));
     let _ = writeln!(
         out,
         "auditor agreement over {} candidates: raw {:.3}, Fleiss' κ {}",

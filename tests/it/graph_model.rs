@@ -568,3 +568,108 @@ fn a_schema_break_is_repaired_and_a_missing_verdict_is_asked_again() {
     assert_eq!(cands.len(), 16);
     assert!(cands.iter().all(|c| c.status == Status::Accepted));
 }
+
+const SHOP: &str = "Title: The Shop\n\nINT. SHOP - NIGHT\n\nAnn kneels at the safe. Ann doesn't know the ring has left the safe.\n\nANN\nStill here. Good.\n";
+
+/// The scripted generator's answer for the shop: Ann's knowledge of the
+/// ring, negated as the script says, or with its polarity flipped.
+fn shop_answer(negated: bool) -> String {
+    json!({
+        "entities": [
+            {"handle": "N1", "kind": "character", "name": "Ann", "evidence": q("Ann kneels")},
+            {"handle": "N2", "kind": "mental_state", "name": "Ann: the ring has left the safe",
+             "attitude": "knowledge", "holder": "N1", "content": "the ring has left the safe",
+             "negated": negated, "explicit": true,
+             "evidence": q("Ann doesn't know the ring has left the safe")}
+        ],
+        "edges": [
+            {"kind": "holds", "source": "N1", "target": "N2",
+             "evidence": q("Ann doesn't know the ring has left the safe")}
+        ]
+    })
+    .to_string()
+}
+
+/// The shop's graph with a scripted model generator over loopback and the
+/// rules auditors, scored against a gold file holding Ann's state.
+fn shop_score(negated: bool) -> (moviegraph::graph::score::GraphScore, Vec<String>) {
+    use moviegraph::graph::audit::{GroundingAuditor, RulesAdjudicator, SchemaTimeAuditor};
+    use moviegraph::graph::gold::parse_gold;
+    use moviegraph::graph::score::{score, ScoreOptions, Similarity};
+    use moviegraph::graph::Graph;
+    let responder = Arc::new(move |req: &Request| match schema_name(&req.body) {
+        "graph_candidates" => Reply::chat(&shop_answer(negated)),
+        other => Reply::error(400, &format!("unexpected request {other:?}")),
+    });
+    let server = LoopbackServer::start(ServerOptions {
+        responder,
+        ..ServerOptions::default()
+    })
+    .unwrap();
+    let url = server.url();
+    let config = config_with("gen", &[&url], 2, std::time::Duration::from_secs(20));
+    let llm = client(
+        config,
+        Store::open_in_memory().unwrap(),
+        LlmOptions::default(),
+    );
+    let m = BlockingModel::all(vec![llm.model("gen", "graph").unwrap()]).unwrap();
+    let g = ModelGenerator::new(m[0].clone());
+    let roles = Roles {
+        generator: &g,
+        auditors: vec![&GroundingAuditor, &SchemaTimeAuditor],
+        adjudicator: Some(&RulesAdjudicator),
+    };
+    let play = screenplay::parse_text(SHOP, Some(Format::Fountain), None).unwrap();
+    let blocks = scene_blocks(&play);
+    let store = Store::open_in_memory().unwrap();
+    let film = FilmInput {
+        slug: "the-shop",
+        title: None,
+        play: &play,
+        blocks: &blocks,
+    };
+    let report = build(&store, &film, &roles, &BuildOptions::default()).unwrap();
+    let cands = store.graph_candidates(report.build.unwrap()).unwrap();
+    let rationales = cands
+        .iter()
+        .filter(|c| c.status == Status::Rejected)
+        .flat_map(|c| c.votes.iter().filter(|v| !v.accept))
+        .map(|v| v.rationale.clone())
+        .collect();
+    let graph = Graph::assemble("the-shop", &cands);
+    let gold = parse_gold(
+        r#"{"film": "the-shop", "characters": [{"name": "ANN"}],
+        "mental_states": [
+          {"id": "m1", "holder": "ANN", "attitude": "knowledge", "content": "the ring has left the safe",
+           "negated": true, "scene": 1, "explicit": true,
+           "evidence": "Ann doesn't know the ring has left the safe."}],
+        "causal_links": [], "chains": []}"#,
+    )
+    .unwrap();
+    let sim = Similarity::Lexical;
+    let opts = ScoreOptions {
+        scene_window: 1,
+        threshold: sim.default_threshold(),
+    };
+    (score(&graph, &gold, &sim, opts).unwrap(), rationales)
+}
+
+#[test]
+fn a_model_state_with_its_polarity_flipped_is_caught_by_the_auditors_and_costs_exactly_that() {
+    let (right, rejected) = shop_score(true);
+    assert!(rejected.is_empty(), "{rejected:?}");
+    assert_eq!((right.states.matched_gold, right.states.gold), (1, 1));
+    assert_eq!(right.states.precision(), 1.0);
+    let (flipped, rejected) = shop_score(false);
+    // The quote auditor reads the negation the model dropped.
+    assert!(
+        rejected.iter().any(|r| r.contains("negates it")),
+        "{rejected:?}"
+    );
+    // Kept out of the graph, it costs its recall and nothing else: no
+    // polarity error is asserted.
+    assert_eq!((flipped.states.matched_gold, flipped.states.graph), (0, 0));
+    assert_eq!(flipped.states.precision(), 1.0);
+    assert!(flipped.errors.is_empty(), "{:?}", flipped.errors);
+}

@@ -571,8 +571,8 @@ fn a_model_subject_run_killed_mid_eval_resumes_without_repeating_a_call() {
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), n, "no body twice in the uninterrupted run");
-    // Every question (over 100) asked once, plus the judge's grades of open answers.
-    assert!(n > 100, "{n}");
+    // Every question (over 40) asked once, plus the judge's grades of open answers.
+    assert!(n > 40, "{n}");
     let expected = outputs(whole.path());
     let report = String::from_utf8(expected[3].1.clone()).unwrap();
     assert!(report.contains("\"subject\": \"loop\""), "{report}");

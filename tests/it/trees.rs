@@ -78,10 +78,13 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
         .filter(|t| is_valid(&validate(t)) && t.max_depth() == 3)
         .collect();
     // Each anchor's tree asks nothing asked before in the film, so a 16-scene
-    // film gives fewer, fuller trees than it has anchors.
-    assert!(deep.len() >= 15, "{} valid depth-3 trees", deep.len());
+    // film gives fewer, fuller trees than it has anchors. The offline graph
+    // asserts causes only where the script words them (issue 18), so it has
+    // few "why" links to build on: 8 trees of 42 questions when written (18
+    // and 135 when nearness counted as a cause).
+    assert!(deep.len() >= 6, "{} valid depth-3 trees", deep.len());
     let questions: usize = deep.iter().map(|t| t.nodes.len()).sum();
-    assert!(questions >= 100, "{questions} questions in the deep trees");
+    assert!(questions >= 30, "{questions} questions in the deep trees");
     for f in [Format::Single, Format::Multi, Format::Open] {
         assert!(
             trees.iter().flat_map(|t| &t.nodes).any(|n| n.format == f),
@@ -93,7 +96,9 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
         .flat_map(|t| &t.nodes)
         .map(|n| n.category.level1.as_str())
         .collect();
-    assert!(categories.len() >= 4, "{categories:?}");
+    // Three when written (Communication, Emotion, Theory of Mind): with causes
+    // only where the script words them, no causal-category tree is left.
+    assert!(categories.len() >= 3, "{categories:?}");
     // Nearly every option of a choice node above the last level leads somewhere,
     // distractors included (phase 2 asks them as counterfactuals); follow-ups about
     // scene 7, which the film cut, are not asked, and no question is asked twice
@@ -106,8 +111,9 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
             with += usize::from(o.child.is_some());
         }
     }
+    // 16 of 36 since the offline graph asserts only worded causes (issue 18).
     assert!(
-        with * 100 >= total * 60,
+        with * 100 >= total * 40,
         "{with} of {total} options have a follow-up"
     );
 }
@@ -115,50 +121,26 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
 #[test]
 fn gold_answers_follow_the_story() {
     let trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
-    // Scene 2: Mara believes the key was thrown away because Quinton lied to her.
-    let why = find(
-        &trees,
-        "Why does Mara come to this belief: Mara believes him",
-    );
-    assert!(!why.is_empty());
-    for n in why {
+    // Scene 1: Quinton tells Teo he found nothing in the coat.
+    let who = find(&trees, "Who lies to Teo");
+    assert!(!who.is_empty());
+    for n in who {
         assert!(
-            gold(n).iter().any(|g| g.contains("I remember the splash")),
+            gold(n).iter().any(|g| g.contains("Quinton")),
             "{:?}",
             gold(n)
         );
     }
-    // Scene 1: Quinton thinks he got away with it because of his lie to Teo.
-    let teo = find(
-        &trees,
-        "Why does Quinton come to this belief: Quinton thinks he got away with it",
-    );
-    assert!(!teo.is_empty());
-    for n in teo {
+    // Scene 13: the fear that makes Mara's choice leads to her refusing to
+    // call the police.
+    let fear = find(&trees, "What does Mara's feeling lead to: Mara feels fear");
+    assert!(!fear.is_empty());
+    for n in fear {
         assert!(
-            gold(n).iter().any(|g| g.contains("Quinton lies to Teo")),
+            gold(n).iter().any(|g| g.contains("Not yet")),
             "{:?}",
             gold(n)
         );
-    }
-    // Hollis's threat leads Quinton to tell June about Hollis — in scene 7,
-    // which the film cut (it has no subtitles): no question asks it, no option names it.
-    for n in trees.iter().flat_map(|t| &t.nodes) {
-        assert!(
-            !gold(n).iter().any(|g| g.contains("Quinton tells June"))
-                && !n
-                    .options
-                    .iter()
-                    .any(|o| o.text.contains("Quinton tells June")),
-            "{}",
-            n.question
-        );
-    }
-    // Who feels bitter about the boat and the shop: Mara.
-    // (Asked when the balancer picks it; whenever it is, the gold is Mara.)
-    let bitter = find(&trees, "Who feels bitter");
-    for n in bitter {
-        assert_eq!(gold(n), vec!["Mara Ellis".to_string()]);
     }
 }
 
@@ -324,7 +306,9 @@ fn the_lexical_baseline_stays_near_chance_on_single_choice() {
             n += 1;
         }
     }
-    assert!(n >= 30, "{n} single-choice questions");
+    // 16 when written: the offline graph has fewer trees since it asserts
+    // only worded causes (issue 18).
+    assert!(n >= 12, "{n} single-choice questions");
     let (accuracy, chance) = (right as f64 / n as f64, chance / n as f64);
     assert!(
         accuracy <= chance + 0.15,

@@ -25,6 +25,7 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
             let build = film.store.graph_build(film.id, &key)?;
             let export = export_graph(&film.store, &film.slug, build, &key)?;
             film.out.graph = Some(graph_figures(&export));
+            film.out.graph_score = score_against_folder_gold(&film.folder.dir, &export.graph)?;
             film.skipped(
                 Stage::Graph,
                 fp,
@@ -79,6 +80,13 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
     write_atomic(&json_path, export.json.as_bytes())?;
     let figures = graph_figures(&export);
     film.out.graph = Some(figures);
+    film.out.graph_score = score_against_folder_gold(&film.folder.dir, &export.graph)?;
+    let gold = film
+        .out
+        .graph_score
+        .as_ref()
+        .map(|s| format!("\n{}", gold_line(s)))
+        .unwrap_or_default();
     let detail = format!(
         "{backend}: {} blocks ({built_now} built now{}), {candidates} candidates proposed now; {} candidates, {} verified ({:.1} %), {} nodes, {} edges → {}",
         blocks.len(),
@@ -93,7 +101,7 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
         figures.2,
         figures.3,
         json_path.display()
-    );
+    ) + &gold;
     let mut outputs = BTreeMap::new();
     outputs.insert(json_path.display().to_string(), sha(export.json.as_bytes()));
     film.done(Stage::Graph, &fp, &outputs)?;
@@ -104,4 +112,24 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
     };
     film.record(Stage::Graph, action, why, detail, t);
     Ok(())
+}
+
+/// One line of a graph's score against the film's gold annotation.
+pub(super) fn gold_line(s: &crate::graph::score::GraphScore) -> String {
+    format!(
+        "against gold.json ({}): mental states P {:.2} R {:.2} F1 {:.2} (explicit R {:.2}); causal links P {:.2} R {:.2}; higher-order {} of {}; polarity errors {}",
+        s.similarity,
+        s.states.precision(),
+        s.states.recall(),
+        s.states.f1(),
+        s.explicit.recall(),
+        s.causal.precision(),
+        s.causal.recall(),
+        s.higher_order.matched_gold,
+        s.higher_order.gold,
+        s.errors
+            .get(&crate::graph::score::ErrorKind::Polarity)
+            .copied()
+            .unwrap_or(0)
+    )
 }

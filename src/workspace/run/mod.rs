@@ -40,6 +40,7 @@ use super::cast::Cast;
 use super::eval::{open_judge, report, run_id, run_metrics, OpenSubject};
 use super::film::{self, load_shots, FilmFolder};
 use super::graph::{build_graph, export_graph, settings_key};
+use super::score::score_against_folder_gold;
 use super::trees::{generate_trees, mismatch_stop, parse_mix, TreesInput};
 use super::{Context, Result};
 
@@ -178,6 +179,8 @@ pub struct FilmOutcome {
     pub mismatch: bool,
     /// Graph figures: candidates, verified, nodes, edges.
     pub graph: Option<(usize, usize, usize, usize)>,
+    /// The graph scored against the film folder's gold.json, when it has one.
+    pub graph_score: Option<crate::graph::score::GraphScore>,
     /// Trees and questions written.
     pub trees: Option<(usize, usize)>,
     /// Trees left out as invalid (a failed check).
@@ -456,6 +459,9 @@ pub fn render_film(o: &FilmOutcome) -> String {
             "  graph: {nodes} nodes, {edges} edges; verification rate {:.1} % ({verified} of {cands} candidates)",
             pct(verified, cands)
         );
+    }
+    if let Some(s) = &o.graph_score {
+        let _ = writeln!(out, "  fidelity: the graph {}", graph::gold_line(s));
     }
     if let Some((trees, questions)) = o.trees {
         let _ = writeln!(out, "  trees: {trees} trees, {questions} questions");

@@ -15,6 +15,13 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
         "bootstrap".to_owned(),
         format!("{} resamples, seed 0", film.p.bootstrap),
     );
+    // The graph's score against gold.json is part of the page.
+    if let Some(score) = &film.out.graph_score {
+        inputs.insert(
+            "graph score".to_owned(),
+            sha(serde_json::to_string(score).unwrap_or_default().as_bytes()),
+        );
+    }
     let (fp, plan) = film.plan(Stage::Report, &inputs, &files)?;
     let ids: Vec<String> = film.out.runs.iter().map(|(_, id)| id.clone()).collect();
     // The summary's point estimates: cheap without the bootstrap.
@@ -41,7 +48,10 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
         resamples: film.p.bootstrap,
         seed: 0,
     };
-    let report = report(run_metrics(&film.store, &ids, settings)?.metrics)?;
+    let mut report = report(run_metrics(&film.store, &ids, settings)?.metrics)?;
+    if let Some(score) = &film.out.graph_score {
+        report.html = crate::eval::html::with_graph_score(&report.html, score);
+    }
     let texts = [&report.html, &report.json, &report.csv];
     let mut outputs = BTreeMap::new();
     for (path, text) in files.iter().zip(&texts) {

@@ -3,8 +3,8 @@
 //! the event when the subject is a character; the sentence's perception,
 //! possession, relation, goal and mental-state cues are read from here.
 
-use super::lexicon::EMOTION_NOUNS;
-use super::{Extractor, MentalRec};
+use super::lexicon::{DECIDING_VERBS, DECISION_NOUNS, EMOTION_NOUNS};
+use super::{EventRec, Extractor, MentalRec};
 use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
 use crate::graph::text::{gloss, is_caps, title_case, words, Span};
@@ -70,16 +70,8 @@ impl Extractor<'_, '_> {
         for (wi, w) in ws.iter().enumerate() {
             let lw = w.text.to_lowercase();
             let hit = self
-                .objects
-                .iter()
-                .find(|(_, name)| {
-                    name.split_whitespace()
-                        .last()
-                        .map(str::to_lowercase)
-                        .as_deref()
-                        == Some(&lw)
-                        && !is_caps(&w.text)
-                })
+                .object_by_head(&lw)
+                .filter(|_| !is_caps(&w.text))
                 .cloned();
             if let Some((_, _)) = hit {
                 let mut node = Node::new(
@@ -111,48 +103,22 @@ impl Extractor<'_, '_> {
         self.perception(i, s, &ws, &lower);
         self.possession(i, s, &ws, &lower, &props);
         self.social_relations(i, s, &ws, &lower, &names_at, None);
-        self.social_goals(i, s, &ws, &lower, None, None, true);
-        // Emotion noun as subject: `Jealousy made the decision for her`.
-        if let Some(first) = lower.first() {
-            if EMOTION_NOUNS.contains(&first.as_str()) {
-                let holder = named.first().cloned().or_else(|| {
-                    lower[1..]
-                        .iter()
-                        .find_map(|w| pronoun_gender(w).and_then(|_| self.resolve(w, &[])))
-                });
-                if let Some(holder) = holder {
-                    let ev = self.span_evidence(i, s);
-                    let display = self.display(&holder);
-                    let mut node = Node::new(
-                        format!(
-                            "mental_state:e{i:04}-{:03}-emotion-{}",
-                            s.start,
-                            slug(first)
-                        ),
-                        NodeKind::MentalState,
-                        format!("{display} feels {first}: {}", gloss(&s.text, 70)),
-                    );
-                    node.attitude = Some(Attitude::Emotion);
-                    node.holder = Some(holder.clone());
-                    node.content = Some(first.clone());
-                    node.order = Some(i);
-                    node.scene = Some(self.ctx.block.scene);
-                    node.evidence = vec![ev.clone()];
-                    let id = self.add_node(node, "emotion noun as subject");
-                    self.mentals.push(MentalRec {
-                        id,
-                        holder,
-                        attitude: Attitude::Emotion,
-                        order: (i, s.start),
-                        narrated: true,
-                        evidence: ev,
-                    });
-                }
-                return;
-            }
+        self.social_goals(i, s, &ws, &lower, None, None);
+        // Emotion nouns as subject: `Jealousy made the decision for her`,
+        // `Relief and dread share his face`.
+        if lower
+            .first()
+            .is_some_and(|w| EMOTION_NOUNS.contains(&w.as_str()))
+        {
+            self.emotion_subject(i, s, &lower, &named);
+            return;
         }
         // Mental-state verbs.
-        let found = self.mental_states(i, s, &ws, &lower, None, None, true, 0);
+        let narration = super::mental::Voice {
+            speaker: None,
+            addressee: None,
+        };
+        let found = self.mental_states(i, s, &ws, &lower, narration);
         // An event when the subject is a character and its verb is not mental.
         let Some(first) = ws.first() else { return };
         let subject = match self.cast.named(&first.text) {
@@ -180,7 +146,14 @@ impl Extractor<'_, '_> {
             }
         }
         let ev = self.span_evidence(i, s);
-        let connective = matches!(lower[0].as_str(), "so" | "then" | "now");
+        // `So he…` gives a reason; `So does Mara` only says "too".
+        let connective = lower[0] == "so"
+            && !lower.get(1).is_some_and(|w| {
+                matches!(
+                    w.as_str(),
+                    "does" | "do" | "did" | "is" | "was" | "has" | "have" | "had" | "am" | "are"
+                )
+            });
         let id = self.event(
             i,
             s.start,
@@ -192,5 +165,85 @@ impl Extractor<'_, '_> {
             connective,
         );
         self.enabling(i, s, &ws, &lower, &id, &agent);
+    }
+
+    /// A sentence whose subject is an emotion noun (or two joined by
+    /// `and`): an emotion of the character named (else the pronoun's).
+    /// When the emotion makes a decision or choice, it motivates the
+    /// holder's act just before: the decision the line has shown.
+    fn emotion_subject(&mut self, i: usize, s: &Span, lower: &[String], named: &[String]) {
+        let holder = named.first().cloned().or_else(|| {
+            lower[1..]
+                .iter()
+                .find_map(|w| pronoun_gender(w).and_then(|_| self.resolve(w, &[])))
+        });
+        let Some(holder) = holder else {
+            return;
+        };
+        let mut nouns = vec![lower[0].clone()];
+        if lower.get(1).is_some_and(|w| w == "and")
+            && lower
+                .get(2)
+                .is_some_and(|w| EMOTION_NOUNS.contains(&w.as_str()))
+        {
+            nouns.push(lower[2].clone());
+        }
+        let ev = self.span_evidence(i, s);
+        let display = self.display(&holder);
+        let mut ids = Vec::new();
+        for noun in &nouns {
+            let mut node = Node::new(
+                format!("mental_state:e{i:04}-{:03}-emotion-{}", s.start, slug(noun)),
+                NodeKind::MentalState,
+                format!("{display} feels {noun}: {}", gloss(&s.text, 70)),
+            );
+            node.attitude = Some(Attitude::Emotion);
+            node.holder = Some(holder.clone());
+            node.content = Some(noun.clone());
+            node.explicit = Some(true);
+            node.order = Some(i);
+            node.scene = Some(self.ctx.block.scene);
+            node.evidence = vec![ev.clone()];
+            let id = self.add_node(node, "emotion noun as subject");
+            self.mentals.push(MentalRec {
+                id: id.clone(),
+                holder: holder.clone(),
+                attitude: Attitude::Emotion,
+                order: (i, s.start),
+                evidence: ev.clone(),
+            });
+            ids.push(id);
+        }
+        let decides = lower
+            .get(1)
+            .is_some_and(|w| DECIDING_VERBS.contains(&w.as_str()))
+            && lower.iter().any(|w| DECISION_NOUNS.contains(&w.as_str()));
+        if !decides {
+            return;
+        }
+        // The decision: the holder's latest refusal before the sentence,
+        // else promise, else deed (a plea or a question decides nothing),
+        // else their latest act.
+        let before: Vec<EventRec> = self
+            .events
+            .iter()
+            .filter(|e| e.agent == holder && e.order.0 < i)
+            .cloned()
+            .collect();
+        let latest = |act: Act| before.iter().rev().find(|e| e.act == act);
+        let decision = latest(Act::Refusal)
+            .or_else(|| latest(Act::Promise))
+            .or_else(|| latest(Act::Action))
+            .or(before.last())
+            .cloned();
+        if let (Some(e), Some(id)) = (decision, ids.first()) {
+            self.add_edge(
+                EdgeKind::Motivates,
+                id,
+                &e.id,
+                vec![ev, e.evidence],
+                "an emotion that makes the decision motivates the holder's act before it",
+            );
+        }
     }
 }

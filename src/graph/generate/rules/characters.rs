@@ -86,4 +86,113 @@ impl Extractor<'_, '_> {
                 .next()
         })
     }
+
+    /// A content with its persons spelled out, so that it reads alone:
+    /// `I`/`me`/`my` become the speaker, `you`/`your` the addressee, and
+    /// he/she/him/her the holder when the gender fits (a clause's pronoun
+    /// mostly means its subject: "Mara believes she has…"), else the latest
+    /// character of that gender other than the speaker and addressee. A
+    /// pronoun nobody fits stays as written.
+    pub(super) fn spell_out(
+        &self,
+        text: &str,
+        speaker: Option<&str>,
+        addressee: Option<&str>,
+        holder: &str,
+    ) -> String {
+        let first_name = |id: &str| {
+            self.display(id)
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let holder_gender = self.cast.by_id(holder).and_then(|m| m.gender);
+        let exclude: Vec<&str> = speaker.into_iter().chain(addressee).collect();
+        let mut out = String::new();
+        let mut last = 0;
+        let all = crate::graph::text::words(text, 0);
+        for (n, w) in all.iter().enumerate() {
+            // `he'd done` is had, `I'd help` would.
+            let had = all.get(n + 1).is_some_and(|next| {
+                let x = next.text.to_lowercase();
+                x.ends_with("ed")
+                    || matches!(
+                        x.as_str(),
+                        "done"
+                            | "been"
+                            | "gone"
+                            | "seen"
+                            | "taken"
+                            | "given"
+                            | "made"
+                            | "had"
+                            | "known"
+                            | "said"
+                            | "told"
+                            | "found"
+                            | "left"
+                            | "got"
+                            | "never"
+                            | "already"
+                            | "just"
+                    )
+            });
+            let lower = w.text.to_lowercase().replace('’', "'");
+            let (base, tail) = match lower.split_once('\'') {
+                Some((b, t)) => (b.to_owned(), Some(t.to_owned())),
+                None => (lower.clone(), None),
+            };
+            let who = match base.as_str() {
+                "i" | "me" | "my" | "myself" | "mine" => speaker.map(str::to_owned),
+                "you" | "your" | "yourself" | "yours" => addressee.map(str::to_owned),
+                "he" | "she" | "him" | "her" | "his" | "himself" | "herself" => {
+                    let g = pronoun_gender(&base);
+                    if g.is_some() && g == holder_gender && speaker != Some(holder) {
+                        Some(holder.to_owned())
+                    } else {
+                        self.resolve(&base, &exclude)
+                    }
+                }
+                _ => None,
+            };
+            let Some(who) = who else {
+                continue;
+            };
+            let name = first_name(&who);
+            if name.is_empty() {
+                continue;
+            }
+            let possessive = matches!(base.as_str(), "my" | "your" | "his" | "mine" | "yours");
+            let spelled = match tail.as_deref() {
+                Some("m") => format!("{name} is"),
+                Some("re") => format!("{name} is"),
+                Some("ll") => format!("{name} will"),
+                Some("d") if had => format!("{name} had"),
+                Some("d") => format!("{name} would"),
+                Some("ve") => format!("{name} has"),
+                Some("s") => format!("{name} is"),
+                _ if possessive => format!("{name}'s"),
+                _ => name,
+            };
+            let (a, b) = (w.start, w.end);
+            out.extend(text.chars().skip(last).take(a - last));
+            out.push_str(&spelled);
+            last = b;
+        }
+        out.extend(text.chars().skip(last));
+        out
+    }
+
+    /// A known object whose name ends in this lowercase word (`ring` for
+    /// the Sapphire Ring): (id, name).
+    pub(super) fn object_by_head(&self, lower: &str) -> Option<&(String, String)> {
+        self.objects.iter().find(|(_, name)| {
+            name.split_whitespace()
+                .last()
+                .map(str::to_lowercase)
+                .as_deref()
+                == Some(lower)
+        })
+    }
 }

@@ -3,7 +3,8 @@
 //! confession reveals an earlier pretense), and mental-state, relation and
 //! goal cues in the line.
 
-use super::lexicon::{act_phrase, paren_state, speech_act};
+use super::lexicon::{act_phrase, paren_state, speech_act, RECORDED};
+use super::mental::Voice;
 use super::{Extractor, MentalRec};
 use crate::graph::schema::*;
 use crate::graph::text::{gloss, sentences, words};
@@ -18,6 +19,9 @@ impl Extractor<'_, '_> {
             .as_ref()
             .map(|(_, p)| p.trim_matches(['(', ')']).to_lowercase())
             .unwrap_or_default();
+        self.recorded = words(&paren_text, 0)
+            .iter()
+            .any(|w| RECORDED.contains(&w.text.as_str()));
         let n = text.chars().count();
         let line_ev = self.evidence(i, 0, n, text);
         let speaker_name = self.display(&speaker);
@@ -40,7 +44,10 @@ impl Extractor<'_, '_> {
                 );
                 node.attitude = Some(attitude);
                 node.holder = Some(speaker.clone());
-                node.content = Some(text.to_owned());
+                let content = self.paren_content(i, text, &paren_text, attitude);
+                node.content =
+                    Some(self.spell_out(&content, Some(&speaker), addressee.as_deref(), &speaker));
+                node.explicit = Some(true);
                 node.order = Some(i);
                 node.scene = Some(self.ctx.block.scene);
                 if attitude == Attitude::Pretense {
@@ -63,7 +70,6 @@ impl Extractor<'_, '_> {
                     holder: speaker.clone(),
                     attitude,
                     order: (i, 0),
-                    narrated: false,
                     evidence: pev,
                 });
             }
@@ -161,34 +167,49 @@ impl Extractor<'_, '_> {
                     }
                 }
             }
-            self.mental_states(
-                i,
-                &s,
-                &ws,
-                &lower,
-                Some(&speaker),
-                addressee.as_deref(),
-                false,
-                0,
-            );
+            let voice = Voice {
+                speaker: Some(&speaker),
+                addressee: addressee.as_deref(),
+            };
+            self.mental_states(i, &s, &ws, &lower, voice);
+            self.commitments(i, &s, &ws, &lower, voice);
             self.social_relations(i, &s, &ws, &lower, &[], Some(&speaker));
-            self.social_goals(
-                i,
-                &s,
-                &ws,
-                &lower,
-                Some(&speaker),
-                addressee.as_deref(),
-                false,
-            );
+            self.social_goals(i, &s, &ws, &lower, Some(&speaker), addressee.as_deref());
         }
         // The speaker stays the most recent mention after their own line.
         self.recent.retain(|r| r != &speaker);
         self.recent.push(speaker);
     }
 
-    /// A lie conceals the liar's latest knowledge, intention or desire (in this
-    /// block, else known before), else the pretense marked on the line.
+    /// What a parenthetical's state is about: a realization is the line's
+    /// first sentence (`(realizing) Quinton found it.`); a feigned reaction
+    /// (`(pretending surprise)`) is that reaction to what was just said; any
+    /// other state is about the whole line.
+    fn paren_content(&self, i: usize, text: &str, paren: &str, attitude: Attitude) -> String {
+        let first = || sentences(text).into_iter().next().map(|s| s.text);
+        match attitude {
+            Attitude::Knowledge => first().unwrap_or_else(|| text.to_owned()),
+            Attitude::Pretense => {
+                let feigned = paren
+                    .split_once("pretending")
+                    .map(|(_, rest)| rest.trim().to_owned())
+                    .filter(|rest| !rest.is_empty());
+                let before = sentences(text)
+                    .into_iter()
+                    .next()
+                    .and_then(|s| self.antecedent(i, &s));
+                match (feigned, before) {
+                    (Some(what), Some(before)) => format!("{what}: {before}"),
+                    _ => text.to_owned(),
+                }
+            }
+            _ => text.to_owned(),
+        }
+    }
+
+    /// A lie conceals the liar's latest knowledge, intention or desire in this
+    /// block (what the scene shows them hiding), else the pretense marked on
+    /// the line; a state from scenes before is not guessed at.
     pub(super) fn concealment(&mut self, i: usize, lie: &str, speaker: &str, line_ev: &Evidence) {
         const HIDDEN: [Attitude; 3] = [Attitude::Knowledge, Attitude::Intention, Attitude::Desire];
         let here = self
@@ -197,31 +218,19 @@ impl Extractor<'_, '_> {
             .rev()
             .find(|m| m.holder == speaker && HIDDEN.contains(&m.attitude) && m.order.0 < i)
             .map(|m| m.id.clone());
-        let before = || {
-            self.ctx
-                .entities
-                .values()
-                .filter(|n| {
-                    n.kind == NodeKind::MentalState
-                        && n.holder.as_deref() == Some(speaker)
-                        && n.attitude.is_some_and(|a| HIDDEN.contains(&a))
-                })
-                .max_by_key(|n| (n.order, n.id.clone()))
-                .map(|n| n.id.clone())
-        };
         let pretense = || {
             self.mentals
                 .iter()
                 .find(|m| m.holder == speaker && m.attitude == Attitude::Pretense && m.order.0 == i)
                 .map(|m| m.id.clone())
         };
-        if let Some(hidden) = here.or_else(before).or_else(pretense) {
+        if let Some(hidden) = here.or_else(pretense) {
             self.add_edge(
                 EdgeKind::Conceals,
                 lie,
                 &hidden,
                 vec![line_ev.clone()],
-                "a lie conceals the liar's latest knowledge, intention or desire",
+                "a lie conceals the liar's latest knowledge, intention or desire in the scene",
             );
         }
     }

@@ -1,9 +1,9 @@
-//! Events: the event node (with a causal edge after a connective), a
+//! Events: the event node (with a causal edge after `So`), a
 //! perception verb's witness of the latest act, and `lets`/`so that`
 //! (enables) or `stops … from` (prevents) with the second act they name.
 
-use super::lexicon::{ADVERBS, PERCEIVE_VERBS};
-use super::{EventRec, Extractor};
+use super::lexicon::{ADVERBS, ANAPHORS, PERCEIVE_VERBS};
+use super::{EventRec, Extractor, MentalRec};
 use crate::graph::schema::*;
 use crate::graph::text::{gloss, Span};
 
@@ -44,12 +44,13 @@ impl Extractor<'_, '_> {
                     &prev.id,
                     &id,
                     vec![prev.evidence.clone(), ev.clone()],
-                    "connective (So/Then/Now) after an event",
+                    "connective `So` after an event: the one before is its reason",
                 );
             }
         }
         self.events.push(EventRec {
             id: id.clone(),
+            act,
             agent: agent.to_owned(),
             participants,
             order: (i, start),
@@ -70,6 +71,11 @@ impl Extractor<'_, '_> {
         }
         if k >= lower.len() || !PERCEIVE_VERBS.contains(&lower[k].as_str()) {
             return;
+        }
+        // `He notices.`, `June sees it.`: knowledge of what was just shown.
+        let object = &lower[k + 1..];
+        if object.is_empty() || object.len() == 1 && ANAPHORS.contains(&object[0].as_str()) {
+            self.witness(i, s, ws, &who, k);
         }
         let Some(e) = self.events.iter().rev().find(|e| e.agent != who).cloned() else {
             return;
@@ -145,5 +151,38 @@ impl Extractor<'_, '_> {
             self.add_edge(kind, first_event, &second, vec![sentence], reason);
             break;
         }
+    }
+
+    /// The knowledge a perception verb with no object of its own gives its
+    /// subject: what the sentence before showed.
+    fn witness(&mut self, i: usize, s: &Span, ws: &[Span], who: &str, verb: usize) {
+        let Some(content) = self.antecedent(i, s) else {
+            return;
+        };
+        let ev = self.span_evidence(i, s);
+        let display = self.display(who);
+        let mut node = Node::new(
+            format!("mental_state:e{i:04}-{:03}-knowledge", ws[verb].start),
+            NodeKind::MentalState,
+            format!("{display} {}: {}", ws[verb].text, gloss(&content, 70)),
+        );
+        node.attitude = Some(Attitude::Knowledge);
+        node.holder = Some(who.to_owned());
+        node.content = Some(content);
+        node.explicit = Some(true);
+        node.order = Some(i);
+        node.scene = Some(self.ctx.block.scene);
+        node.evidence = vec![ev.clone()];
+        let id = self.add_node(
+            node,
+            "perception verb: the witness knows what was just shown",
+        );
+        self.mentals.push(MentalRec {
+            id,
+            holder: who.to_owned(),
+            attitude: Attitude::Knowledge,
+            order: (i, ws[verb].start),
+            evidence: ev,
+        });
     }
 }

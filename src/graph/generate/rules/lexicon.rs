@@ -6,29 +6,141 @@
 use crate::graph::schema::{Act, Attitude};
 use crate::graph::text::{sentences, words};
 
-/// Mental-state verbs: form → attitude.
+/// Mental-state verbs: form → attitude. `mean` and `need` are read with the
+/// word after them (see [`mental_cue`]).
 pub(super) fn mental_verb(word: &str) -> Option<Attitude> {
     Some(match word {
         "think" | "thinks" | "thought" | "believe" | "believes" | "believed" | "assumes"
-        | "assume" => Attitude::Belief,
-        "know" | "knows" | "knew" | "realizes" | "realize" | "realized" | "understands"
-        | "understand" | "understood" => Attitude::Knowledge,
-        "want" | "wants" | "wanted" | "hope" | "hopes" | "hoped" | "wishes" => Attitude::Desire,
-        "plan" | "plans" | "planned" | "decides" | "decided" | "intends" | "means" => {
-            Attitude::Intention
+        | "assume" | "assumed" => Attitude::Belief,
+        "know" | "knows" | "knew" | "realizes" | "realize" | "realized" | "realises"
+        | "realise" | "realised" | "understands" | "understand" | "understood" => {
+            Attitude::Knowledge
         }
-        "suspect" | "suspects" | "suspected" | "doubt" | "doubts" | "doubted" => {
-            Attitude::Suspicion
+        "want" | "wants" | "wanted" | "hope" | "hopes" | "hoped" | "wish" | "wishes" | "wished" => {
+            Attitude::Desire
         }
+        "plan" | "plans" | "planned" | "decide" | "decides" | "decided" | "intend" | "intends"
+        | "intended" => Attitude::Intention,
+        "suspect" | "suspects" | "suspected" => Attitude::Suspicion,
         "pretend" | "pretends" | "pretended" => Attitude::Pretense,
-        "fear" | "fears" | "feared" | "hates" | "hate" | "envies" => Attitude::Emotion,
+        "fear" | "fears" | "feared" | "hates" | "hate" | "hated" | "envies" | "envy" | "dreads"
+        | "dread" => Attitude::Emotion,
         _ => return None,
     })
 }
 
-pub(super) const NEGATIONS: &[&str] = &[
-    "doesn't", "don't", "didn't", "does", "do", "did", "not", "never", "can't", "won't",
+/// A mental-state cue at word `k`: the attitude, the word its content starts
+/// at, and whether it says the holder mistakes one thing for another (a false
+/// belief whose content follows `for`).
+pub(super) struct Cue {
+    pub attitude: Attitude,
+    pub content: usize,
+    pub mistaken: bool,
+    /// `saw`, `heard`: knowledge only in the speaker's own words (`I saw
+    /// Quinton pocket something`).
+    pub witnessed: bool,
+}
+
+/// The cue at word `k` of a clause ending before word `to`: the verbs of
+/// [`mental_verb`], `mean(s) to` and `need(s) to` (intention), `need`
+/// (desire), and `mistake(s) … for …` (false belief).
+pub(super) fn mental_cue(lower: &[String], k: usize, to: usize) -> Option<Cue> {
+    let w = lower[k].as_str();
+    let next = lower.get(k + 1).filter(|_| k + 1 < to).map(String::as_str);
+    let cue = |attitude, content| {
+        Some(Cue {
+            attitude,
+            content,
+            mistaken: false,
+            witnessed: false,
+        })
+    };
+    match w {
+        "mistake" | "mistakes" | "mistook" | "mistaking" => {
+            let f = (k + 1..to).find(|&f| lower[f] == "for")?;
+            Some(Cue {
+                attitude: Attitude::Belief,
+                content: f + 1,
+                mistaken: true,
+                witnessed: false,
+            })
+        }
+        "saw" | "heard" | "watched" => Some(Cue {
+            attitude: Attitude::Knowledge,
+            content: k + 1,
+            mistaken: false,
+            witnessed: true,
+        }),
+        "mean" | "means" | "meant" if next == Some("to") => cue(Attitude::Intention, k + 2),
+        "mean" | "means" | "meant" => None,
+        "need" | "needs" | "needed" if next == Some("to") => cue(Attitude::Intention, k + 2),
+        "need" | "needs" | "needed" => cue(Attitude::Desire, k + 1),
+        _ => {
+            let attitude = mental_verb(w)?;
+            let mut c = k + 1;
+            // `plans to`, `decides to`: the content is the act.
+            if attitude == Attitude::Intention && next == Some("to") {
+                c += 1;
+            }
+            if lower.get(c).is_some_and(|x| x == "that") && c + 1 < to {
+                c += 1;
+            }
+            cue(attitude, c)
+        }
+    }
+}
+
+/// Whether a word negates the verb after it (`not`, `never`, `don't`…).
+pub(super) fn is_negation(word: &str) -> bool {
+    matches!(word, "not" | "never") || word.ends_with("n't")
+}
+
+/// Words between a subject and its mental verb that leave the holder and
+/// polarity as they are (auxiliaries and modals; negations are read apart).
+pub(super) const VERB_AUXILIARIES: &[&str] = &[
+    "do", "does", "did", "would", "could", "will", "can", "shall", "should", "must", "might",
+    "may", "has", "have", "had", "almost", "always", "suddenly", "now", "finally", "clearly",
 ];
+
+/// Words that refer back to what was just said or shown.
+pub(super) const ANAPHORS: &[&str] = &["it", "this", "that", "so", "them"];
+
+/// Present participles that, after `I'm`, announce what the speaker is about
+/// to do (`I'm selling the boat`), not what they are doing.
+pub(super) const COMMIT_VERBS: &[&str] = &[
+    "giving", "selling", "leaving", "taking", "going", "moving", "buying", "calling", "telling",
+    "quitting", "staying", "coming", "keeping", "bringing", "sending", "marrying",
+];
+
+/// Words that put a present-tense line in the future.
+pub(super) const FUTURE_WORDS: &[&str] = &[
+    "tomorrow",
+    "tonight",
+    "later",
+    "soon",
+    "next",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "morning",
+    "weekend",
+];
+
+/// Verbs that say an emotion decided something (`Jealousy made the decision
+/// for her`): the emotion motivates the holder's act just before.
+pub(super) const DECIDING_VERBS: &[&str] = &["made", "makes", "make", "took", "takes"];
+
+/// The nouns such a verb decides.
+pub(super) const DECISION_NOUNS: &[&str] = &["decision", "choice", "call"];
+
+/// Parentheticals that mark a line as a recording (a voicemail greeting):
+/// nobody in the scene is addressed.
+pub(super) const RECORDED: &[&str] = &["voicemail", "recording", "recorded", "tape", "machine"];
+
 pub(super) const ADVERBS: &[&str] = &[
     "still", "just", "also", "really", "already", "actually", "only",
 ];

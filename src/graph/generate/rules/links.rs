@@ -1,12 +1,14 @@
-//! Context and causal links over the block's events and mental states:
-//! participants and location, holders, reactions (triggers), motives, the
-//! deception a lie expresses, and one character's act answering another's.
+//! Context and order links over the block's events and mental states:
+//! participants and location, holders, and story order (`precedes`). No
+//! causal edge is drawn here from nearness alone: causes come from causal
+//! language where it is read (connectives, `lets`, `stops … from`, an
+//! emotion that makes a decision).
 
-use super::{EventRec, Extractor};
+use super::Extractor;
 use crate::graph::schema::*;
 
 impl Extractor<'_, '_> {
-    /// Context and causal edges over the block's events and mental states.
+    /// Context and order edges over the block's events and mental states.
     pub(super) fn link(&mut self) {
         let events = self.events.clone();
         let mentals = self.mentals.clone();
@@ -38,101 +40,33 @@ impl Extractor<'_, '_> {
                 vec![m.evidence.clone()],
                 "holder of the mental state",
             );
-            // A narrated state follows from the event just before it (a reaction).
-            if m.narrated {
-                if let Some(e) = events
-                    .iter()
-                    .rev()
-                    .find(|e| e.order < m.order && e.participants.contains(&m.holder))
-                {
-                    self.add_edge(
-                        EdgeKind::Triggers,
-                        &e.id,
-                        &m.id,
-                        vec![e.evidence.clone(), m.evidence.clone()],
-                        "reaction: state after an event involving the holder",
-                    );
-                }
-            } else if m.attitude == Attitude::Pretense {
-                // A lie told is the event that expresses the deception.
-                if let Some(e) = events
-                    .iter()
-                    .find(|e| e.order.0 == m.order.0 + 1 || e.order.0 == m.order.0)
-                {
-                    self.add_edge(
-                        EdgeKind::Motivates,
-                        &m.id,
-                        &e.id,
-                        vec![m.evidence.clone(), e.evidence.clone()],
-                        "deception expressed by the lie",
-                    );
-                }
-            }
-            if matches!(
-                m.attitude,
-                Attitude::Intention | Attitude::Desire | Attitude::Emotion | Attitude::SocialGoal
-            ) {
-                let next = events
-                    .iter()
-                    .find(|e| e.order > m.order && e.agent == m.holder);
-                let prev = events
-                    .iter()
-                    .rev()
-                    .find(|e| e.order < m.order && e.agent == m.holder);
-                if let Some(e) = next.or(prev) {
-                    self.add_edge(
-                        EdgeKind::Motivates,
-                        &m.id,
-                        &e.id,
-                        vec![m.evidence.clone(), e.evidence.clone()],
-                        "state of the agent nearest the act",
-                    );
-                }
-            }
         }
-        // Reactions: an event by B involving A follows the latest event by A
-        // involving B (earlier in this block or in an earlier block).
-        let mut prior: Vec<EventRec> = self
+        // Story order: each event precedes the next, the block's first
+        // following the latest event known before it. Nothing here claims a
+        // cause: that needs causal language (see `events` and `action`).
+        let before = self
             .ctx
             .entities
             .values()
-            .filter(|n| n.kind == NodeKind::Event && n.agent.is_some())
-            .map(|n| EventRec {
-                id: n.id.clone(),
-                agent: n.agent.clone().unwrap_or_default(),
-                participants: n.participants.clone(),
-                order: (
-                    n.order.unwrap_or(0),
-                    n.evidence.first().map_or(0, |e| e.start),
-                ),
-                evidence: n
-                    .evidence
-                    .first()
-                    .cloned()
-                    .unwrap_or_else(|| self.evidence(0, 0, 0, "")),
-            })
-            .collect();
-        prior.sort_by(|a, b| (a.order, &a.id).cmp(&(b.order, &b.id)));
-        for e2 in &events {
-            let cause = prior
-                .iter()
-                .rev()
-                .find(|e1| {
-                    e1.agent != e2.agent
-                        && e1.participants.contains(&e2.agent)
-                        && e2.participants.contains(&e1.agent)
-                })
-                .cloned();
-            if let Some(e1) = cause {
+            .filter(|n| n.kind == NodeKind::Event)
+            .max_by_key(|n| (n.order, n.evidence.first().map(|e| e.start), n.id.clone()))
+            .map(|n| (n.id.clone(), n.evidence.first().cloned()));
+        let mut ordered = events.clone();
+        ordered.sort_by(|a, b| (a.order, &a.id).cmp(&(b.order, &b.id)));
+        let mut last = before;
+        for e in &ordered {
+            if let Some((prev, prev_ev)) = &last {
+                let mut ev: Vec<Evidence> = prev_ev.iter().cloned().collect();
+                ev.push(e.evidence.clone());
                 self.add_edge(
-                    EdgeKind::Causes,
-                    &e1.id,
-                    &e2.id,
-                    vec![e1.evidence.clone(), e2.evidence.clone()],
-                    "reaction: the other character's latest act involving the agent",
+                    EdgeKind::Precedes,
+                    prev,
+                    &e.id,
+                    ev,
+                    "story order: the next event (no causal claim)",
                 );
             }
-            prior.push(e2.clone());
+            last = Some((e.id.clone(), Some(e.evidence.clone())));
         }
     }
 }

@@ -1,202 +1,543 @@
-//! Mental-state clauses: `<subject> [not] <mental verb> <content>` with the
-//! holder resolved, nested clauses as higher-order states, and false beliefs
-//! (not knowing what the text states, believing a liar).
+//! Mental-state clauses: `<subject> [not] <mental verb> <content>`, one per
+//! clause of a sentence.
+//!
+//! - Polarity: a negation between subject and verb sets `negated` on the
+//!   state; the content stays as written ("doesn't know X" is knowledge of
+//!   X, negated), never inverted into a false belief.
+//! - Holders: in narration the subject (a name, or a pronoun's latest
+//!   character); in a line `I` is the speaker. What a speaker says of someone
+//!   else's mind ("He thinks I don't know") is the speaker's belief, with the
+//!   whole clause as content: a line reports a mind, it does not open it.
+//! - False beliefs only where the script shows them: believing a character
+//!   whose latest line was marked `(lying)`, `mistakes X for Y`, and a
+//!   narrated belief set against the sentence beside it (dramatic irony:
+//!   "He thinks she means the key. She means the money.").
+//! - Higher order: a narrated `knows` whose content is itself a mental
+//!   clause asserts that inner state; a state about someone lying is about
+//!   that character's latest pretense; a narrated belief about the mind of a
+//!   character who pretends in the block is about that pretense.
+//! - Content that is only a pronoun (`He doesn't believe it`, `I know.`) is
+//!   what was said or shown just before; a state with no content word is not
+//!   proposed.
 
-use super::lexicon::{mental_verb, ADVERBS, NEGATIONS};
+use super::lexicon::{is_negation, mental_cue, ADVERBS, ANAPHORS, VERB_AUXILIARIES};
 use super::{Extractor, MentalRec};
 use crate::graph::schema::*;
-use crate::graph::text::{gloss, Span};
+use crate::graph::text::{char_slice, gloss, sentences, Span};
+use crate::text::content_words;
+
+/// Where a sentence stands: its element, who speaks it (none in narration)
+/// and to whom.
+#[derive(Clone, Copy)]
+pub(super) struct Voice<'v> {
+    pub speaker: Option<&'v str>,
+    pub addressee: Option<&'v str>,
+}
+
+impl Voice<'_> {
+    fn narrated(&self) -> bool {
+        self.speaker.is_none()
+    }
+}
+
+/// A state found in a clause, before it becomes a node.
+struct Found {
+    holder: String,
+    /// The character the clause is about (the holder, or whom a line
+    /// reports on).
+    subject: String,
+    attitude: Attitude,
+    negated: bool,
+    truth: Option<bool>,
+    content: String,
+    about: Option<String>,
+    /// First word of the clause the evidence quotes.
+    from: usize,
+    /// One past its last word.
+    to: usize,
+    verb: usize,
+}
+
+/// Word ranges of a sentence's clauses: a new clause starts after `;`, and
+/// after a comma before `and`, `but`, `or`, `yet`.
+pub(super) fn clauses(s: &Span, ws: &[Span], lower: &[String]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut a = 0;
+    for w in 1..ws.len() {
+        let gap = char_slice(&s.text, ws[w - 1].end - s.start, ws[w].start - s.start);
+        let joins = matches!(lower[w].as_str(), "and" | "but" | "or" | "yet");
+        if gap.contains(';') || (gap.contains(',') && joins) {
+            out.push((a, w));
+            a = w;
+        }
+    }
+    out.push((a, ws.len()));
+    out
+}
 
 impl Extractor<'_, '_> {
-    /// Finds `<subject> [not] <mental verb> <content>` clauses in a sentence and
-    /// proposes a mental state for each (nested clauses become higher-order
-    /// states); returns (verb position, id).
-    #[allow(clippy::too_many_arguments)]
+    /// Proposes the mental states of a sentence's clauses; returns (verb
+    /// position, id) for each.
     pub(super) fn mental_states(
         &mut self,
         i: usize,
         s: &Span,
         ws: &[Span],
         lower: &[String],
-        speaker: Option<&str>,
-        addressee: Option<&str>,
-        narrated: bool,
-        from: usize,
+        voice: Voice<'_>,
     ) -> Vec<(usize, String)> {
         let mut out = Vec::new();
-        // A question asserts nothing about anyone's mind.
-        if s.text.trim_end().ends_with('?') {
+        // A question asserts nothing about anyone's mind; a recording
+        // addresses no one in the scene.
+        if s.text.trim_end().ends_with('?') || (!voice.narrated() && self.recorded) {
             return out;
         }
-        let mut k = from;
-        while k < ws.len() {
-            let Some(attitude) = mental_verb(&lower[k]) else {
-                k += 1;
+        let mut previous: Option<(String, String)> = None;
+        for (a, b) in clauses(s, ws, lower) {
+            let Some(found) = self.clause_state(i, s, ws, lower, voice, a, b, &previous) else {
                 continue;
             };
-            // Subject: the word before, skipping one negation/adverb.
-            let mut j = k;
-            let mut negated = false;
-            while j > from
-                && (NEGATIONS.contains(&lower[j - 1].as_str())
-                    || ADVERBS.contains(&lower[j - 1].as_str()))
-            {
-                negated |= NEGATIONS.contains(&lower[j - 1].as_str())
-                    && lower[j - 1] != "do"
-                    && lower[j - 1] != "does"
-                    && lower[j - 1] != "did";
-                j -= 1;
-            }
-            if j == from && from > 0 || j == 0 {
-                k += 1;
-                continue;
-            }
-            let subj = &lower[j - 1];
-            let holder = match subj.as_str() {
-                "i" => speaker.map(str::to_owned),
-                "you" => addressee.map(str::to_owned),
-                "he" | "she" => self.resolve(subj, &speaker.into_iter().collect::<Vec<_>>()),
-                _ => self.cast.named(&ws[j - 1].text).map(|m| m.id.clone()),
-            };
-            let Some(holder) = holder else {
-                k += 1;
-                continue;
-            };
-            let mut c = k + 1;
-            if c < ws.len() && lower[c] == "that" {
-                c += 1;
-            }
-            let clause_start = ws[j - 1].start;
-            let content = if c < ws.len() {
-                s.text
-                    .chars()
-                    .skip(ws[c].start - s.start)
-                    .collect::<String>()
-            } else {
-                String::new()
-            };
-            let content = content.trim_end_matches(['.', '!', '?']).trim().to_owned();
-            if content.is_empty() && attitude != Attitude::Knowledge {
-                k += 1;
-                continue;
-            }
-            // Target: a person named or pronoun-referred in the content, else an object.
-            let mut target: Option<String> = None;
-            for w in c..ws.len() {
-                if let Some(m) = self.cast.named(&ws[w].text) {
-                    if m.id != holder {
-                        target = Some(m.id.clone());
-                        break;
-                    }
-                }
-                let lw = lower[w].as_str();
-                let id = match lw {
-                    "me" | "i" => speaker.map(str::to_owned),
-                    "you" => addressee.map(str::to_owned),
-                    "him" | "her" | "he" | "she" => self.resolve(lw, &[&holder]),
-                    _ => None,
-                };
-                if let Some(id) = id.filter(|id| id != &holder) {
-                    target = Some(id);
-                    break;
+            previous = Some((
+                found.subject.clone(),
+                clause_text(s, ws, found.verb, found.to),
+            ));
+            let verb = found.verb;
+            let mut inner_id = None;
+            // A narrated `knows` asserts the mental clause it contains.
+            if voice.narrated() && found.attitude == Attitude::Knowledge && !found.negated {
+                if let Some(inner) = self.clause_state(i, s, ws, lower, voice, verb + 1, b, &None) {
+                    inner_id = Some(self.propose(i, s, ws, inner, voice));
                 }
             }
-            if target.is_none() {
-                target = (c..ws.len()).find_map(|w| {
-                    self.objects
-                        .iter()
-                        .find(|(_, name)| {
-                            name.split_whitespace()
-                                .last()
-                                .map(str::to_lowercase)
-                                .as_deref()
-                                == Some(lower[w].as_str())
-                        })
-                        .map(|(id, _)| id.clone())
-                });
+            let mut found = found;
+            if let Some(id) = inner_id.clone() {
+                found.about = Some(id);
             }
-            let mut attitude = attitude;
-            let mut truth = None;
-            let mut label = attitude.as_str().to_owned();
-            // Only a top-level clause is asserted; a nested one is someone's thought.
-            if attitude == Attitude::Knowledge && negated && from == 0 {
-                // Not knowing what the text states: a false belief.
-                attitude = Attitude::Belief;
-                truth = Some(false);
-                label = "false-belief".to_owned();
-            } else if attitude == Attitude::Belief && !negated && from == 0 {
-                if let Some(t) = &target {
-                    if let Some((_, lie)) = self.lies.get(t) {
-                        truth = Some(false);
-                        label = format!("false-belief (believes the lie “{}”)", gloss(lie, 40));
-                    }
-                }
+            let id = self.propose(i, s, ws, found, voice);
+            out.push((verb, id));
+            if let Some(inner) = inner_id {
+                out.push((verb, inner));
             }
-            let clause: String = s
-                .text
-                .chars()
-                .skip(clause_start - s.start)
-                .collect::<String>()
-                .trim_end_matches(['.', '!', '?'])
-                .to_owned();
-            let display = self.display(&holder);
-            let id = format!(
-                "mental_state:e{i:04}-{:03}-{}",
-                ws[k].start,
-                attitude.as_str()
-            );
-            let ev = self.evidence(
-                i,
-                clause_start,
-                clause_start + clause.chars().count(),
-                &clause,
-            );
-            let mut node = Node::new(
-                id.clone(),
-                NodeKind::MentalState,
-                format!("{display}: {}", gloss(&clause, 80)),
-            );
-            node.attitude = Some(attitude);
-            node.holder = Some(holder.clone());
-            node.content = Some(if truth == Some(false) {
-                format!("{label}: {content}")
-            } else {
-                content.clone()
-            });
-            node.truth = truth;
-            node.order = Some(i);
-            node.scene = Some(self.ctx.block.scene);
-            node.evidence = vec![ev.clone()];
-            // Higher order: a mental clause inside the content.
-            let inner = self.mental_states(i, s, ws, lower, speaker, addressee, narrated, c);
-            if let Some((_, inner_id)) = inner.first() {
-                node.target = Some(inner_id.clone());
-            } else {
-                node.target = target.clone();
-            }
-            let node_target = node.target.clone();
-            let id = self.add_node(node, "mental-state verb with its holder");
-            if let Some(t) = node_target {
-                self.add_edge(
-                    EdgeKind::About,
-                    &id,
-                    &t,
-                    vec![ev.clone()],
-                    "content of the mental state",
-                );
-            }
-            self.mentals.push(MentalRec {
-                id: id.clone(),
-                holder,
-                attitude,
-                order: (i, ws[k].start),
-                narrated,
-                evidence: ev,
-            });
-            out.push((k - from, id));
-            out.extend(inner);
-            break;
         }
         out
     }
+
+    /// The state a clause `[a, b)` states, if any. `previous` is the
+    /// sentence's previous clause with a state: its subject (a clause opening
+    /// `and pretends…` shares it) and its predicate (`pretends he doesn't`
+    /// means doesn't *know she's lying*).
+    #[allow(clippy::too_many_arguments)]
+    fn clause_state(
+        &self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        voice: Voice<'_>,
+        a: usize,
+        b: usize,
+        previous: &Option<(String, String)>,
+    ) -> Option<Found> {
+        let (k, cue) = (a..b).find_map(|k| Some((k, mental_cue(lower, k, b)?)))?;
+        // The subject: the word before the verb, past negations and auxiliaries.
+        let mut j = k;
+        let mut negated = false;
+        while j > a {
+            let w = lower[j - 1].as_str();
+            if is_negation(w) {
+                negated = true;
+            } else if !(VERB_AUXILIARIES.contains(&w) || ADVERBS.contains(&w)) {
+                break;
+            }
+            j -= 1;
+        }
+        let subject = (j > a).then(|| j - 1);
+        let coordinated = subject.is_some_and(|j| matches!(lower[j].as_str(), "and" | "but"));
+        let subject_word = subject.map(|j| lower[j].as_str());
+        let speaker = voice.speaker;
+        // Who the clause is about, and whether it is the speaker's own mind.
+        let (person, own) = match subject_word {
+            Some("i") => (speaker.map(str::to_owned), true),
+            None if a == 0 => return None,
+            // `… and mistakes it for sulking`: the clause's subject, else the
+            // one the sentence opened with.
+            _ if coordinated => (
+                previous.clone().map(|p| p.0).or_else(|| {
+                    self.person(ws, lower, 0, speaker, voice.addressee, &[])
+                        .filter(|_| voice.narrated())
+                }),
+                true,
+            ),
+            None => (previous.clone().map(|p| p.0), true),
+            Some(_) => {
+                let exclude: Vec<&str> = speaker.into_iter().collect();
+                let subj = subject?;
+                (
+                    self.person(ws, lower, subj, speaker, voice.addressee, &exclude),
+                    voice.narrated(),
+                )
+            }
+        };
+        if cue.witnessed && (subject_word != Some("i") || voice.narrated()) {
+            return None;
+        }
+        let person = person?;
+        let from = if coordinated { j } else { subject.unwrap_or(a) };
+        let c = cue.content;
+        let mut content = if c < b {
+            clause_text(s, ws, c, b)
+        } else {
+            String::new()
+        };
+        if is_anaphor(&content) {
+            // `He doesn't believe it`, `I know.`: what was just said or shown.
+            if matches!(cue.attitude, Attitude::Belief | Attitude::Knowledge) && !cue.mistaken {
+                content = self.antecedent(i, s).unwrap_or_default();
+            } else {
+                content.clear();
+            }
+        }
+        // Believing a liar (`Mara believes him`): the lie's words are the
+        // content, and the belief is false.
+        let mut liar_belief = None;
+        if own && cue.attitude == Attitude::Belief && !cue.mistaken && !negated && b - c <= 2 {
+            let believed = (c..b).find_map(|w| {
+                self.person(ws, lower, w, speaker, voice.addressee, &[&person])
+                    .filter(|p| p != &person)
+            });
+            if let Some((liar, (_, lie))) =
+                believed.and_then(|l| self.lies.get(&l).map(|x| (l.clone(), x.clone())))
+            {
+                content = lie;
+                liar_belief = Some(liar);
+            }
+        }
+        // `pretends he doesn't`: the previous clause's predicate, negated.
+        if let Some((_, predicate)) = previous {
+            if lower[..b].last().is_some_and(|w| is_negation(w)) && c < b {
+                content = format!("{content} {predicate}");
+            }
+        }
+        if !has_content(&content) {
+            return None;
+        }
+        if !own {
+            // A line's report of another's mind: the speaker's belief.
+            let report = clause_text(s, ws, from, b);
+            return Some(Found {
+                holder: speaker?.to_owned(),
+                subject: person.clone(),
+                attitude: Attitude::Belief,
+                negated: false,
+                truth: None,
+                about: Some(person),
+                content: report,
+                from,
+                to: b,
+                verb: k,
+            });
+        }
+        let mut truth = None;
+        let mut about = None;
+        let mut attitude = cue.attitude;
+        if cue.mistaken {
+            truth = Some(false);
+            attitude = Attitude::Belief;
+        } else if let Some(liar) = &liar_belief {
+            truth = Some(false);
+            about = self.latest_pretense(liar);
+        } else if attitude == Attitude::Belief
+            && !negated
+            && voice.narrated()
+            && self.contrasted(i, s, &lower[c..b])
+        {
+            truth = Some(false);
+        }
+        if about.is_none() {
+            about = self.about(ws, lower, c, b, voice, &person, attitude);
+        }
+        Some(Found {
+            subject: person.clone(),
+            holder: person,
+            attitude,
+            negated,
+            truth,
+            content,
+            about,
+            from,
+            to: b,
+            verb: k,
+        })
+    }
+
+    /// What a state's content points at: the latest pretense of a character
+    /// said to be lying, the pretense of a character whose mind a narrated
+    /// belief describes, else the first other person or known object named.
+    #[allow(clippy::too_many_arguments)]
+    fn about(
+        &self,
+        ws: &[Span],
+        lower: &[String],
+        c: usize,
+        b: usize,
+        voice: Voice<'_>,
+        holder: &str,
+        attitude: Attitude,
+    ) -> Option<String> {
+        // A pronoun in the content may be the holder ("Mara believes she
+        // has…"), so it is resolved without excluding them, then skipped.
+        let person_at = |w: usize| {
+            self.person(ws, lower, w, voice.speaker, voice.addressee, &[])
+                .filter(|p| p != holder)
+        };
+        if c < b {
+            if let Some(p) = person_at(c) {
+                // `she's lying`, `he lied`, `she is lying`.
+                let lying = lower[c + 1..b.min(c + 3)]
+                    .iter()
+                    .any(|w| matches!(w.as_str(), "lying" | "lied" | "lies"))
+                    || lower[c].ends_with("'s") && lower.get(c + 1).is_some_and(|w| w == "lying");
+                if lying {
+                    if let Some(p) = self.latest_pretense(&p) {
+                        return Some(p);
+                    }
+                }
+                let inner_mind = (c + 1..b).any(|w| mental_cue(lower, w, b).is_some());
+                if voice.narrated() && attitude == Attitude::Belief && inner_mind {
+                    if let Some(p) = self.pretense_in_block(&p) {
+                        return Some(p);
+                    }
+                }
+            }
+        }
+        (c..b).find_map(person_at).or_else(|| {
+            (c..b).find_map(|w| self.object_by_head(&lower[w]).map(|(id, _)| id.clone()))
+        })
+    }
+
+    /// The node for a found state, with its `about` edge and record.
+    fn propose(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        found: Found,
+        voice: Voice<'_>,
+    ) -> String {
+        // One emotion per line (`(uneasy) I hate surprises` is one state),
+        // and a parenthetical's state is not told again by the sentence it
+        // names (`(realizing) She knew I was coming.`).
+        let family = found.attitude.family();
+        let first_sentence = sentences(&self.ctx.play.elements[i].text)
+            .first()
+            .is_some_and(|f| f.start == s.start);
+        if let Some(m) = self.mentals.iter().find(|m| {
+            m.holder == found.holder
+                && m.order == (i, 0)
+                && m.attitude.family() == family
+                && (found.attitude == Attitude::Emotion || first_sentence)
+        }) {
+            return m.id.clone();
+        }
+        let clause = clause_text(s, ws, found.from, found.to);
+        let clause_start = ws[found.from].start;
+        let ev = self.evidence(
+            i,
+            clause_start,
+            clause_start + clause.chars().count(),
+            &clause,
+        );
+        let display = self.display(&found.holder);
+        let id = format!(
+            "mental_state:e{i:04}-{:03}-{}",
+            ws[found.verb].start,
+            found.attitude.as_str()
+        );
+        let mut node = Node::new(
+            id,
+            NodeKind::MentalState,
+            format!("{display}: {}", gloss(&clause, 80)),
+        );
+        node.attitude = Some(found.attitude);
+        node.holder = Some(found.holder.clone());
+        node.content = Some(self.spell_out(
+            &found.content,
+            voice.speaker,
+            voice.addressee,
+            &found.holder,
+        ));
+        node.truth = found.truth;
+        node.negated = found.negated;
+        node.explicit = Some(true);
+        node.order = Some(i);
+        node.scene = Some(self.ctx.block.scene);
+        node.evidence = vec![ev.clone()];
+        node.target = found.about.clone();
+        let reason = if voice.narrated() {
+            "mental-state verb with its holder"
+        } else {
+            "mental-state verb in a line (the speaker's own, or the speaker's belief about another)"
+        };
+        let id = self.add_node(node, reason);
+        if let Some(t) = found.about {
+            self.add_edge(
+                EdgeKind::About,
+                &id,
+                &t,
+                vec![ev.clone()],
+                "content of the mental state",
+            );
+        }
+        self.mentals.push(MentalRec {
+            id: id.clone(),
+            holder: found.holder,
+            attitude: found.attitude,
+            order: (i, ws[found.verb].start),
+            evidence: ev,
+        });
+        id
+    }
+
+    /// What a pronoun object refers back to: the sentence before in the
+    /// element, else the block's previous line or action.
+    pub(super) fn antecedent(&self, i: usize, s: &Span) -> Option<String> {
+        let el = self.ctx.play.elements.get(i)?;
+        if let Some(prev) = sentences(&el.text).into_iter().rfind(|p| p.end <= s.start) {
+            return Some(trim_clause(&prev.text));
+        }
+        let [first, _] = self.ctx.block.elements;
+        (first..i).rev().find_map(|j| {
+            let e = &self.ctx.play.elements[j];
+            matches!(
+                e.kind,
+                crate::screenplay::ElementKind::Dialogue | crate::screenplay::ElementKind::Action
+            )
+            .then(|| trim_clause(&e.text))
+        })
+    }
+
+    /// Whether a sentence beside this one in the element sets a narrated
+    /// belief against the facts: a negation, a pretense, or the belief's
+    /// own verb said again of something else ("She means the money").
+    fn contrasted(&self, i: usize, s: &Span, content: &[String]) -> bool {
+        let Some(el) = self.ctx.play.elements.get(i) else {
+            return false;
+        };
+        let all = sentences(&el.text);
+        let Some(at) = all.iter().position(|p| p.start == s.start) else {
+            return false;
+        };
+        let verb = content.get(1).map(String::as_str);
+        let beside = [at.checked_sub(1), Some(at + 1)];
+        beside
+            .into_iter()
+            .flatten()
+            .filter_map(|n| all.get(n))
+            .any(|p| {
+                let ws: Vec<String> = crate::graph::text::words(&p.text, 0)
+                    .into_iter()
+                    .map(|w| w.text.to_lowercase().replace('’', "'"))
+                    .collect();
+                ws.iter()
+                    .any(|w| is_negation(w) || w.starts_with("pretend") || Some(w.as_str()) == verb)
+            })
+    }
+
+    /// A character's latest pretense: in this block, else known before.
+    pub(super) fn latest_pretense(&self, who: &str) -> Option<String> {
+        self.pretense_in_block(who).or_else(|| {
+            self.ctx
+                .entities
+                .values()
+                .filter(|n| {
+                    n.attitude == Some(Attitude::Pretense) && n.holder.as_deref() == Some(who)
+                })
+                .max_by_key(|n| (n.order, n.id.clone()))
+                .map(|n| n.id.clone())
+        })
+    }
+
+    fn pretense_in_block(&self, who: &str) -> Option<String> {
+        self.mentals
+            .iter()
+            .rev()
+            .find(|m| m.holder == who && m.attitude == Attitude::Pretense)
+            .map(|m| m.id.clone())
+    }
+}
+
+/// Words `[a, b)` of a sentence as written, trimmed of end punctuation.
+fn clause_text(s: &Span, ws: &[Span], a: usize, b: usize) -> String {
+    if a >= b {
+        return String::new();
+    }
+    trim_clause(&char_slice(
+        &s.text,
+        ws[a].start - s.start,
+        ws[b - 1].end - s.start,
+    ))
+}
+
+fn trim_clause(text: &str) -> String {
+    text.trim()
+        .trim_start_matches([':', ',', '-', '—'])
+        .trim_end_matches(['.', '!', '?', ',', ';', ':'])
+        .trim()
+        .to_owned()
+}
+
+/// Whether a content names something: a content word that is not the stub
+/// of a negated auxiliary (`he didn't` says nothing on its own) nor a word
+/// that only points or quantifies.
+fn has_content(content: &str) -> bool {
+    const STUBS: &[&str] = &[
+        "doesn", "didn", "isn", "wasn", "won", "can", "don", "aren", "weren", "hasn", "haven",
+        "hadn", "wouldn", "couldn", "shouldn",
+    ];
+    // Words that point or quantify but name nothing (`now, all of it`).
+    const LIGHT: &[&str] = &[
+        "now",
+        "all",
+        "then",
+        "here",
+        "there",
+        "just",
+        "even",
+        "still",
+        "really",
+        "everything",
+        "anything",
+        "something",
+        "every",
+        "one",
+        "way",
+        "thing",
+        "things",
+        "what",
+        "when",
+        "how",
+        "why",
+        "where",
+        "who",
+        "which",
+        "whatever",
+        "about",
+        "more",
+        "any",
+        "some",
+    ];
+    content_words(content)
+        .iter()
+        .any(|w| !STUBS.contains(&w.as_str()) && !LIGHT.contains(&w.as_str()))
+}
+
+/// Whether a content is only a word pointing back (`it`, `so`, `this`) or
+/// nothing at all.
+fn is_anaphor(content: &str) -> bool {
+    let ws: Vec<String> = content
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    ws.is_empty() || (ws.len() == 1 && ANAPHORS.contains(&ws[0].as_str()))
 }

@@ -47,6 +47,7 @@
 
 mod action;
 mod characters;
+mod commitments;
 mod dialogue;
 mod events;
 mod evidence;
@@ -80,6 +81,7 @@ impl Generator for RulesGenerator {
 #[derive(Debug, Clone)]
 struct EventRec {
     id: String,
+    act: Act,
     agent: String,
     participants: Vec<String>,
     order: (usize, usize),
@@ -92,7 +94,6 @@ struct MentalRec {
     holder: String,
     attitude: Attitude,
     order: (usize, usize),
-    narrated: bool,
     evidence: Evidence,
 }
 
@@ -110,6 +111,8 @@ struct Extractor<'c, 'a> {
     objects: Vec<(String, String)>,
     lies: BTreeMap<String, (usize, String)>,
     speakers: Vec<(usize, String)>,
+    /// Whether the current line is a recording (a voicemail greeting).
+    recorded: bool,
 }
 
 impl<'c, 'a> Extractor<'c, 'a> {
@@ -146,6 +149,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
             objects,
             lies: BTreeMap::new(),
             speakers,
+            recorded: false,
         }
     }
 

@@ -179,7 +179,6 @@ impl Extractor<'_, '_> {
         lower: &[String],
         speaker: Option<&str>,
         addressee: Option<&str>,
-        narrated: bool,
     ) {
         if s.text.trim_end().ends_with('?') {
             return;
@@ -231,6 +230,7 @@ impl Extractor<'_, '_> {
                 ),
             );
             node.attitude = Some(Attitude::SocialGoal);
+            node.explicit = Some(true);
             node.holder = Some(holder.clone());
             node.target = Some(target.clone());
             node.content = Some(format!("{polarity} {whom}"));
@@ -250,7 +250,6 @@ impl Extractor<'_, '_> {
                 holder,
                 attitude: Attitude::SocialGoal,
                 order: (i, ws[k].start),
-                narrated,
                 evidence: ev,
             });
         }

@@ -200,3 +200,120 @@ fn the_schema_auditor_checks_the_new_kinds_against_their_quotes() {
         assert!(!verdict(&batch, kind), "{kind} tampered");
     }
 }
+
+fn states(p: &Proposal) -> Vec<&Node> {
+    p.items
+        .iter()
+        .filter_map(|(i, _)| match i {
+            Item::Node(n) if n.kind == NodeKind::MentalState => Some(n),
+            _ => None,
+        })
+        .collect()
+}
+
+const MINDS: &str = "INT. SHOP - NIGHT\n\n\
+    ANNA SMITH (30) and BEN COLE (40) stand by the SAFE.\n\n\
+    ANNA\n(lying)\nThe ring is in the bank.\n\n\
+    Ben believes her. Ben doesn't know the ring has left the safe.\n\n\
+    BEN\nHe thinks I don't know when he's lying. I'll sell the boat tomorrow.\n\n\
+    ANNA\nI don't want to be right about him.\n\n\
+    Ben thinks she means the key. She means the money.\n";
+
+#[test]
+fn doesnt_know_is_knowledge_negated_never_an_inverted_false_belief() {
+    let (_, p) = proposal(MINDS);
+    let ss = states(&p);
+    let k = ss
+        .iter()
+        .find(|n| n.attitude == Some(Attitude::Knowledge))
+        .expect("a knowledge state");
+    assert_eq!(k.holder.as_deref(), Some("character:ben"));
+    assert!(k.negated, "{k:?}");
+    assert_eq!(k.truth, None);
+    assert_eq!(k.content.as_deref(), Some("the ring has left the safe"));
+    // `I don't want to…` is a desire, negated, with the content as said.
+    let d = ss
+        .iter()
+        .find(|n| n.attitude == Some(Attitude::Desire))
+        .expect("a desire");
+    assert!(
+        d.negated && d.content.as_deref().unwrap().contains("right about"),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn false_beliefs_come_only_from_what_the_script_shows() {
+    let (_, p) = proposal(MINDS);
+    let beliefs: Vec<&Node> = states(&p)
+        .into_iter()
+        .filter(|n| n.attitude == Some(Attitude::Belief))
+        .collect();
+    // Believing the liar: false, with the lie's words, about her pretense.
+    let liar = beliefs
+        .iter()
+        .find(|n| n.content.as_deref() == Some("The ring is in the bank."))
+        .unwrap_or_else(|| panic!("belief in the lie: {beliefs:#?}"));
+    assert_eq!(liar.truth, Some(false));
+    assert!(
+        liar.target.as_deref().unwrap().ends_with("pretense"),
+        "{liar:?}"
+    );
+    // Set against the next sentence ("She means the money"): false.
+    let means = beliefs
+        .iter()
+        .find(|n| {
+            n.content
+                .as_deref()
+                .is_some_and(|c| c.contains("means the key"))
+        })
+        .expect("the misreading");
+    assert_eq!(means.truth, Some(false));
+    // A line's report of another mind is the speaker's belief, truth open.
+    let report = beliefs
+        .iter()
+        .find(|n| n.holder.as_deref() == Some("character:ben") && n.truth.is_none())
+        .expect("Ben's report of a mind");
+    assert!(!report.negated);
+    assert!(
+        report.content.as_deref().unwrap().contains("thinks"),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn a_commitment_is_the_speakers_intention() {
+    let (_, p) = proposal(MINDS);
+    let i = states(&p)
+        .into_iter()
+        .find(|n| n.attitude == Some(Attitude::Intention))
+        .expect("an intention");
+    assert_eq!(i.holder.as_deref(), Some("character:ben"));
+    assert_eq!(i.content.as_deref(), Some("sell the boat tomorrow"));
+}
+
+#[test]
+fn a_recorded_greeting_tells_nobody_anything() {
+    let script = "INT. FLAT - NIGHT\n\nANNA SMITH (30) dials.\n\n\
+        BEN (V.O.)\n(voicemail)\nIt's Ben. You know what to do.\n\n\
+        ANNA\nBen, call me.\n";
+    let (_, p) = proposal(script);
+    assert!(states(&p).is_empty(), "{:?}", states(&p));
+}
+
+#[test]
+fn events_that_follow_each_other_are_ordered_not_caused() {
+    let (_, p) = proposal(SCRIPT);
+    assert!(edges(&p, EdgeKind::Causes).is_empty());
+    assert!(edges(&p, EdgeKind::Triggers).is_empty());
+    assert!(!edges(&p, EdgeKind::Precedes).is_empty());
+    // The emotion that makes a decision motivates the act before it.
+    let script = "INT. PIER - DUSK\n\nANNA SMITH (30) faces BEN COLE (40).\n\n\
+        BEN\nLend me the money.\n\nANNA\nNo. Not this time.\n\n\
+        Jealousy made the decision for her.\n";
+    let (_, p) = proposal(script);
+    let m = edges(&p, EdgeKind::Motivates);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_eq!(node(&p, &m[0].source).attitude, Some(Attitude::Emotion));
+    assert_eq!(node(&p, &m[0].target).act, Some(Act::Refusal));
+}

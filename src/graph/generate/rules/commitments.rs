@@ -1,0 +1,174 @@
+//! What a speaker commits to in a line: `I'll…`, `I will…`, `I'm going
+//! to…`, and `I'm <verb>ing` with a time ahead or a verb of handing over
+//! (`I'm selling Teo the boat`) are the speaker's intention; `I won't…` and
+//! `I'm not going to…` are the intention negated. (`I need to…` and `I
+//! want…` are mental verbs, read in `mental`.) Questions, conditionals (`if`) and recordings commit
+//! no one.
+
+use super::lexicon::{is_negation, COMMIT_VERBS, FUTURE_WORDS};
+use super::mental::Voice;
+use super::{Extractor, MentalRec};
+use crate::graph::schema::*;
+use crate::graph::text::{char_slice, gloss, Span};
+use crate::text::content_words;
+
+/// A commitment found at word `at`: attitude, polarity and the word its
+/// content starts at.
+struct Commitment {
+    at: usize,
+    attitude: Attitude,
+    negated: bool,
+    content: usize,
+}
+
+/// The first commitment in a sentence's lowercase words.
+fn commitment(lower: &[String]) -> Option<Commitment> {
+    let future = lower.iter().any(|w| FUTURE_WORDS.contains(&w.as_str()));
+    for (k, w) in lower.iter().enumerate() {
+        let next = |n: usize| lower.get(k + n).map(String::as_str);
+        let found = match w.as_str() {
+            "i'll" => Some((Attitude::Intention, false, k + 1)),
+            "i" if next(1) == Some("will") => Some((Attitude::Intention, false, k + 2)),
+            "i" if next(1) == Some("won't") => Some((Attitude::Intention, true, k + 2)),
+            "i'm" | "i" => {
+                let mut n = if w == "i" {
+                    if next(1) != Some("am") {
+                        continue;
+                    }
+                    2
+                } else {
+                    1
+                };
+                let negated = next(n).is_some_and(is_negation);
+                if negated {
+                    n += 1;
+                }
+                match (next(n), next(n + 1)) {
+                    (Some("going"), Some("to")) => Some((Attitude::Intention, negated, k + n + 2)),
+                    (Some(v), _)
+                        if v.ends_with("ing")
+                            && !negated
+                            && (COMMIT_VERBS.contains(&v) && v != "going" || future) =>
+                    {
+                        Some((Attitude::Intention, false, k + n))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some((attitude, negated, content)) = found {
+            // `I'll be fine` says how things will go, not what I will do.
+            if lower.get(content).is_some_and(|w| w == "be") {
+                return None;
+            }
+            return Some(Commitment {
+                at: k,
+                attitude,
+                negated,
+                content,
+            });
+        }
+    }
+    None
+}
+
+impl Extractor<'_, '_> {
+    /// The speaker's intention or desire a sentence of their line commits to.
+    pub(super) fn commitments(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        voice: Voice<'_>,
+    ) {
+        let Some(speaker) = voice.speaker else {
+            return;
+        };
+        if self.recorded
+            || s.text.trim_end().ends_with('?')
+            || lower.iter().any(|w| w == "if" || w == "unless")
+        {
+            return;
+        }
+        let Some(found) = commitment(lower) else {
+            return;
+        };
+        if found.content >= ws.len() {
+            return;
+        }
+        let content = char_slice(
+            &s.text,
+            ws[found.content].start - s.start,
+            ws[ws.len() - 1].end - s.start,
+        );
+        if content_words(&content).is_empty() {
+            return;
+        }
+        let quote = char_slice(
+            &s.text,
+            ws[found.at].start - s.start,
+            ws[ws.len() - 1].end - s.start,
+        );
+        let ev = self.evidence(i, ws[found.at].start, ws[ws.len() - 1].end, &quote);
+        let display = self.display(speaker);
+        let mut node = Node::new(
+            format!(
+                "mental_state:e{i:04}-{:03}-{}",
+                ws[found.at].start,
+                found.attitude.as_str()
+            ),
+            NodeKind::MentalState,
+            format!("{display}: {}", gloss(&quote, 80)),
+        );
+        node.attitude = Some(found.attitude);
+        node.holder = Some(speaker.to_owned());
+        node.content = Some(self.spell_out(&content, Some(speaker), voice.addressee, speaker));
+        node.negated = found.negated;
+        node.explicit = Some(true);
+        node.order = Some(i);
+        node.scene = Some(self.ctx.block.scene);
+        node.evidence = vec![ev.clone()];
+        let id = self.add_node(node, "a commitment in the speaker's own words");
+        self.mentals.push(MentalRec {
+            id,
+            holder: speaker.to_owned(),
+            attitude: found.attitude,
+            order: (i, ws[found.at].start),
+            evidence: ev,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lower(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_lowercase).collect()
+    }
+
+    #[test]
+    fn first_person_futures_commit_the_speaker() {
+        let c = commitment(&lower("I'll remember the splash")).unwrap();
+        assert_eq!(
+            (c.attitude, c.negated, c.content),
+            (Attitude::Intention, false, 1)
+        );
+        let c = commitment(&lower("I'm selling Teo the boat")).unwrap();
+        assert_eq!((c.attitude, c.content), (Attitude::Intention, 1));
+        let c = commitment(&lower("I won't stand in your way")).unwrap();
+        assert_eq!((c.attitude, c.negated), (Attitude::Intention, true));
+    }
+
+    #[test]
+    fn the_present_and_the_weather_commit_no_one() {
+        // Doing now, not about to do.
+        assert!(commitment(&lower("I'm reading the letter")).is_none());
+        assert!(commitment(&lower("I'm not starting with you")).is_none());
+        assert!(commitment(&lower("I'll be fine")).is_none());
+        // A time ahead makes the present a plan.
+        assert!(commitment(&lower("I'm reading it tomorrow")).is_some());
+    }
+}
