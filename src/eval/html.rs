@@ -502,6 +502,19 @@ pub fn with_graph_score(page: &str, s: &crate::graph::score::GraphScore) -> Stri
         s.threshold
     );
     let mut row = |name: &str, p: &crate::graph::score::Prf| {
+        if p.graph == 0 && p.matched_graph == 0 && name.contains("(recall)") {
+            // A breakdown of the gold side only: no precision to show.
+            let _ = writeln!(
+                sec,
+                "<tr><td>{}</td><td></td><td></td><td class=\"num\">{}/{}</td>\
+                 <td class=\"num\">{:.3}</td><td></td></tr>",
+                escape(name),
+                p.matched_gold,
+                p.gold,
+                p.recall()
+            );
+            return;
+        }
         let _ = writeln!(
             sec,
             "<tr><td>{}</td><td class=\"num\">{}/{}</td><td class=\"num\">{:.3}</td>\
@@ -627,4 +640,41 @@ fn distractor_shares(runs: &[RunMetrics]) -> (Vec<String>, Vec<Series>) {
         })
         .collect();
     (reasons, shares)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::gold::parse_gold;
+    use crate::graph::score::{score, ScoreOptions, Similarity};
+
+    #[test]
+    fn the_graph_score_section_sits_before_the_end_and_shows_no_precision_for_gold_only_rows() {
+        let gold = parse_gold(
+            r#"{"film": "t", "characters": [{"name": "ANN"}],
+            "mental_states": [
+              {"id": "m1", "holder": "ANN", "attitude": "knowledge", "content": "the ring has left the safe",
+               "negated": true, "scene": 1, "explicit": true, "evidence": "Ann doesn't know the ring has left the safe."}],
+            "causal_links": [], "chains": []}"#,
+        )
+        .unwrap();
+        let opts = ScoreOptions {
+            scene_window: 1,
+            threshold: 0.25,
+        };
+        let s = score(&gold.to_graph(), &gold, &Similarity::Lexical, opts).unwrap();
+        let page = with_graph_score("<html><body><h1>r</h1>\n</body>\n</html>\n", &s);
+        let at = page.find("Graph fidelity").unwrap();
+        assert!(at < page.find("</body>").unwrap());
+        let explicit = page
+            .lines()
+            .find(|l| l.contains("explicit in the script"))
+            .unwrap();
+        assert_eq!(
+            explicit,
+            "<tr><td>— explicit in the script (recall)</td><td></td><td></td>\
+             <td class=\"num\">1/1</td><td class=\"num\">1.000</td><td></td></tr>"
+        );
+        assert!(page.contains("<td>mental states</td><td class=\"num\">1/1</td>"));
+    }
 }
