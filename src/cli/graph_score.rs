@@ -138,19 +138,10 @@ pub fn render(s: &GraphScore) -> String {
         "  gold chains recovered: {} of {}",
         s.chains_recovered, s.chains
     );
-    let errors: Vec<String> = s
-        .errors
-        .iter()
-        .map(|(k, n)| format!("{k:?} {n}").to_lowercase())
-        .collect();
     let _ = writeln!(
         out,
         "errors (graph items matching no gold item): {}",
-        if errors.is_empty() {
-            "none".to_owned()
-        } else {
-            errors.join(", ")
-        }
+        s.error_summary()
     );
     for m in s.misses.iter().filter(|m| m.gold.is_some()).take(20) {
         let _ = writeln!(

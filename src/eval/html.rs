@@ -538,21 +538,12 @@ pub fn with_graph_score(page: &str, s: &crate::graph::score::GraphScore) -> Stri
     row("higher-order (about)", &s.higher_order);
     row("causal links", &s.causal);
     sec.push_str("</table>\n");
-    let errors: Vec<String> = s
-        .errors
-        .iter()
-        .map(|(k, n)| format!("{k:?} {n}").to_lowercase())
-        .collect();
     let _ = writeln!(
         sec,
         "<p>Gold chains recovered: {} of {}. Graph items matching no gold item: {}.</p>",
         s.chains_recovered,
         s.chains,
-        if errors.is_empty() {
-            "none".to_owned()
-        } else {
-            escape(&errors.join(", "))
-        }
+        escape(&s.error_summary())
     );
     match page.rfind("</body>") {
         Some(at) => format!("{}{sec}{}", &page[..at], &page[at..]),

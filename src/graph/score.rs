@@ -210,6 +210,20 @@ pub struct GraphScore {
     pub missed_gold: Vec<String>,
 }
 
+impl GraphScore {
+    /// The errors by type in words (`polarity 1, unsupported 3`), or `none`.
+    pub fn error_summary(&self) -> String {
+        if self.errors.is_empty() {
+            return "none".to_owned();
+        }
+        self.errors
+            .iter()
+            .map(|(k, n)| format!("{k:?} {n}").to_lowercase())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// The attitude families of DESIGN.md §2 ([`Attitude::family`]).
 pub fn family(a: Attitude) -> &'static str {
     a.family()
