@@ -57,15 +57,8 @@ impl Tmux {
         }
     }
 
-    /// Starts the walker in a fresh 120×40 session; the shell stays to show its exit.
-    fn start(&self, dir: &Path) {
-        let _ = self.run(&["kill-session", "-t", "walk"]);
-        let command = format!(
-            "cd '{}' && env -u MOVIEGRAPH_STORE '{}' walk trees/tiny.jsonl --annotator ana --store ws.db --preview ascii; echo EXITED $?; sleep 600",
-            dir.display(),
-            env!("CARGO_BIN_EXE_moviegraph")
-        );
-        let out = self.run(&[
+    fn new_session(&self, command: &str) -> Output {
+        self.run(&[
             "new-session",
             "-d",
             "-x",
@@ -74,8 +67,33 @@ impl Tmux {
             "40",
             "-s",
             "walk",
-            &command,
-        ]);
+            command,
+        ])
+    }
+
+    /// Starts the walker in a fresh 120×40 session; the shell stays to show its exit.
+    fn start(&self, dir: &Path) {
+        // A fresh server each time: killing the last session makes the server exit, and a
+        // `new-session` sent while it is exiting fails with "server exited unexpectedly"
+        // (seen in CI), so wait until no server answers, then retry the start briefly.
+        let _ = self.run(&["kill-server"]);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.run(&["list-sessions"]).status.success() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let command = format!(
+            "cd '{}' && env -u MOVIEGRAPH_STORE '{}' walk trees/tiny.jsonl --annotator ana --store ws.db --preview ascii; echo EXITED $?; sleep 600",
+            dir.display(),
+            env!("CARGO_BIN_EXE_moviegraph")
+        );
+        let mut out = self.new_session(&command);
+        for _ in 0..20 {
+            if out.status.success() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+            out = self.new_session(&command);
+        }
         assert!(
             out.status.success(),
             "{}",
