@@ -242,7 +242,7 @@ fn schema(
     ctx: &BlockContext<'_>,
     nodes: &BTreeMap<&str, &Node>,
     bw: &BlockWords,
-    stage: Option<(&Cast, &BTreeSet<String>)>,
+    stage: Option<(&Cast, &BTreeMap<String, usize>)>,
     c: &Candidate,
 ) -> Result<(), String> {
     match &c.item {

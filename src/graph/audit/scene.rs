@@ -1,7 +1,7 @@
 //! The scene auditor's checks against the rest of the film: who is on stage
 //! for a pronoun to mean, and contradictions with a holder's other states.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use super::named_in;
 use crate::graph::generate::cast::{pronoun_gender, Cast};
@@ -10,16 +10,17 @@ use crate::graph::text::{normalize, words};
 use crate::graph::BlockContext;
 use crate::screenplay::ElementKind;
 
-/// The characters on stage in the block: named in an action line, or
-/// speaking in person (not voice-over or off-screen).
-pub(super) fn on_stage(ctx: &BlockContext<'_>, cast: &Cast) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for (_, el) in ctx.elements() {
+/// The characters on stage in the block, each with the element where they
+/// first appear: named in an action line, or speaking in person (not
+/// voice-over or off-screen).
+pub(super) fn on_stage(ctx: &BlockContext<'_>, cast: &Cast) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for (i, el) in ctx.elements() {
         match el.kind {
             ElementKind::Action => {
                 for w in words(&el.text, 0) {
                     if let Some(m) = cast.named(&w.text) {
-                        out.insert(m.id.clone());
+                        out.entry(m.id.clone()).or_insert(i);
                     }
                 }
             }
@@ -36,7 +37,7 @@ pub(super) fn on_stage(ctx: &BlockContext<'_>, cast: &Cast) -> BTreeSet<String> 
                     .as_deref()
                     .and_then(|s| s.split_whitespace().next());
                 if let (false, Some(m)) = (away, first.and_then(|f| cast.named(f))) {
-                    out.insert(m.id.clone());
+                    out.entry(m.id.clone()).or_insert(i);
                 }
             }
             _ => {}
@@ -46,11 +47,12 @@ pub(super) fn on_stage(ctx: &BlockContext<'_>, cast: &Cast) -> BTreeSet<String> 
 }
 
 /// A holder or agent the quotes do not name must be the only character on
-/// stage its pronoun can mean: the scene, not the sentence, decides.
+/// stage its pronoun can mean: the scene so far (everyone who has appeared
+/// up to the quoted element), not the sentence, decides.
 pub(super) fn only_one_on_stage(
     ctx: &BlockContext<'_>,
     cast: &Cast,
-    stage: &BTreeSet<String>,
+    stage: &BTreeMap<String, usize>,
     evidence: &[Evidence],
     who: &Node,
 ) -> Result<(), String> {
@@ -65,8 +67,11 @@ pub(super) fn only_one_on_stage(
     let Some(gender) = gender else {
         return Ok(());
     };
+    let upto = evidence.iter().map(|ev| ev.element).max().unwrap_or(0);
     let options: Vec<&String> = stage
         .iter()
+        .filter(|(_, first)| **first <= upto)
+        .map(|(id, _)| id)
         .filter(|id| {
             cast.by_id(id)
                 .and_then(|m| m.gender)
@@ -104,5 +109,79 @@ pub(super) fn contradiction(nodes: &BTreeMap<&str, &Node>, n: &Node) -> Result<(
     match clash {
         Some(m) => Err(format!("contradicts {}: {}", m.id, m.name)),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::Block;
+    use crate::screenplay::{parse_text, Format};
+
+    const SCENE: &str = "INT. BOAT - NIGHT\n\n\
+        QUINTON lifts the coat. He tears the lining.\n\n\
+        QUINTON\nYou old liar.\n\n\
+        TEO ducks in. He sees the torn lining. He says nothing.\n\n\
+        TEO\nFind anything?\n";
+
+    /// `who` judged on the quote `quote` of element `element`, in a scene
+    /// where Teo walks in after Quinton's first line of action.
+    fn judged(element: usize, quote: &str, who: &str) -> Result<(), String> {
+        let play = parse_text(SCENE, Some(Format::Fountain), None).unwrap();
+        let block = Block {
+            id: 0,
+            elements: [0, play.elements.len() - 1],
+            scene: 0,
+            start_ms: None,
+            end_ms: None,
+            keyframes: Vec::new(),
+        };
+        let entities = BTreeMap::new();
+        let ctx = BlockContext {
+            film: "t",
+            block: &block,
+            play: &play,
+            entities: &entities,
+            max_keyframes: 5,
+        };
+        let cast = Cast::new(&ctx);
+        let stage = on_stage(&ctx, &cast);
+        let start = play.elements[element].text.find(quote).unwrap();
+        let ev = Evidence {
+            block: 0,
+            element,
+            start,
+            end: start + quote.len(),
+            quote: quote.to_owned(),
+            keyframes: Vec::new(),
+        };
+        let node = Node::new(
+            format!("character:{who}"),
+            NodeKind::Character,
+            who.to_owned(),
+        );
+        only_one_on_stage(&ctx, &cast, &stage, &[ev], &node)
+    }
+
+    #[test]
+    fn a_pronoun_is_judged_against_who_has_appeared_so_far() {
+        let action = |n: usize| {
+            let play = parse_text(SCENE, Some(Format::Fountain), None).unwrap();
+            play.elements
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.kind == ElementKind::Action)
+                .nth(n)
+                .unwrap()
+                .0
+        };
+        // Before Teo walks in, `He` can only be Quinton.
+        assert_eq!(judged(action(0), "He tears the lining", "quinton"), Ok(()));
+        assert!(judged(action(0), "He tears the lining", "teo").is_err());
+        // Once both are on stage, the stage alone cannot tell.
+        assert_eq!(
+            judged(action(1), "He says nothing", "teo"),
+            Err("the pronoun could mean 2 characters on stage".to_owned())
+        );
     }
 }

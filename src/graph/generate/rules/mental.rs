@@ -189,6 +189,11 @@ impl Extractor<'_, '_> {
         } else {
             String::new()
         };
+        // A narrated verb with nothing after it (`…, and realizes.`) leaves
+        // its content to the picture: nothing the words can state.
+        if c >= b && voice.narrated() {
+            return None;
+        }
         if is_anaphor(&content) {
             // `He doesn't believe it`, `I know.`: what was just said or shown.
             if matches!(cue.attitude, Attitude::Belief | Attitude::Knowledge) && !cue.mistaken {

@@ -317,3 +317,24 @@ fn events_that_follow_each_other_are_ordered_not_caused() {
     assert_eq!(node(&p, &m[0].source).attitude, Some(Attitude::Emotion));
     assert_eq!(node(&p, &m[0].target).act, Some(Act::Refusal));
 }
+
+#[test]
+fn a_narrated_realization_with_nothing_after_it_states_nothing() {
+    // What Ben realizes is in the picture, not the words: the line before is
+    // not its content.
+    let script = "INT. SHOP - NIGHT\n\nANNA SMITH (30) and BEN COLE (40) stand by the SAFE.\n\n\
+        BEN\nWhere's my ring?\n\n\
+        ANNA\nVery moving.\n\n\
+        Ben sees the ring on her finger, and realizes.\n";
+    let (_, p) = proposal(script);
+    let knowing: Vec<&Node> = states(&p)
+        .into_iter()
+        .filter(|n| n.attitude == Some(Attitude::Knowledge))
+        .collect();
+    assert!(
+        knowing
+            .iter()
+            .all(|n| n.evidence.iter().all(|ev| !ev.quote.contains("realizes"))),
+        "{knowing:#?}"
+    );
+}
