@@ -247,3 +247,46 @@ fn union<T: Ord + Clone>(into: &mut Vec<T>, other: &[T]) {
     into.sort();
     into.dedup();
 }
+
+/// Tests' one-block film: a script parsed whole as a single block, with the
+/// entities known before it.
+#[cfg(test)]
+pub(crate) struct OneBlock {
+    pub play: Screenplay,
+    pub block: Block,
+    pub entities: BTreeMap<String, Node>,
+}
+
+#[cfg(test)]
+impl OneBlock {
+    /// `script` (Fountain) as one block of scene 0, no entities known.
+    pub fn parse(script: &str) -> OneBlock {
+        let play =
+            crate::screenplay::parse_text(script, Some(crate::screenplay::Format::Fountain), None)
+                .expect("test script parses");
+        let block = Block {
+            id: 0,
+            elements: [0, play.elements.len() - 1],
+            scene: 0,
+            start_ms: None,
+            end_ms: None,
+            keyframes: Vec::new(),
+        };
+        OneBlock {
+            play,
+            block,
+            entities: BTreeMap::new(),
+        }
+    }
+
+    /// The block's context (film `t`, at most 5 keyframes).
+    pub fn ctx(&self) -> BlockContext<'_> {
+        BlockContext {
+            film: "t",
+            block: &self.block,
+            play: &self.play,
+            entities: &self.entities,
+            max_keyframes: 5,
+        }
+    }
+}

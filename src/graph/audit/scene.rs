@@ -115,8 +115,7 @@ pub(super) fn contradiction(nodes: &BTreeMap<&str, &Node>, n: &Node) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::align::Block;
-    use crate::screenplay::{parse_text, Format};
+    use crate::graph::OneBlock;
 
     const SCENE: &str = "INT. BOAT - NIGHT\n\n\
         QUINTON lifts the coat. He tears the lining.\n\n\
@@ -127,23 +126,8 @@ mod tests {
     /// `who` judged on the quote `quote` of element `element`, in a scene
     /// where Teo walks in after Quinton's first line of action.
     fn judged(element: usize, quote: &str, who: &str) -> Result<(), String> {
-        let play = parse_text(SCENE, Some(Format::Fountain), None).unwrap();
-        let block = Block {
-            id: 0,
-            elements: [0, play.elements.len() - 1],
-            scene: 0,
-            start_ms: None,
-            end_ms: None,
-            keyframes: Vec::new(),
-        };
-        let entities = BTreeMap::new();
-        let ctx = BlockContext {
-            film: "t",
-            block: &block,
-            play: &play,
-            entities: &entities,
-            max_keyframes: 5,
-        };
+        let one = OneBlock::parse(SCENE);
+        let (ctx, play) = (one.ctx(), &one.play);
         let cast = Cast::new(&ctx);
         let stage = on_stage(&ctx, &cast);
         let start = play.elements[element].text.find(quote).unwrap();
@@ -166,8 +150,9 @@ mod tests {
     #[test]
     fn a_pronoun_is_judged_against_who_has_appeared_so_far() {
         let action = |n: usize| {
-            let play = parse_text(SCENE, Some(Format::Fountain), None).unwrap();
-            play.elements
+            OneBlock::parse(SCENE)
+                .play
+                .elements
                 .iter()
                 .enumerate()
                 .filter(|(_, e)| e.kind == ElementKind::Action)

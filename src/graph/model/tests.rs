@@ -1,46 +1,23 @@
 use super::*;
-use crate::align::Block;
 use crate::graph::generate::cast::character_id;
-use crate::screenplay::{parse_text, Format};
+use crate::graph::OneBlock;
 
 const SCRIPT: &str = "INT. SHOP - DAY\n\nMara holds the KEY. Quinton watches.\n\nQUINTON\n(lying)\nI threw it away.\n\nMARA\nI believe you.\n";
 
-fn setup() -> (crate::screenplay::Screenplay, Block, BTreeMap<String, Node>) {
-    let play = parse_text(SCRIPT, Some(Format::Fountain), None).unwrap();
-    let block = Block {
-        id: 0,
-        elements: [0, play.elements.len() - 1],
-        scene: 0,
-        start_ms: None,
-        end_ms: None,
-        keyframes: Vec::new(),
-    };
-    let mut ents = BTreeMap::new();
+fn setup() -> OneBlock {
+    let mut one = OneBlock::parse(SCRIPT);
     for name in ["MARA", "QUINTON"] {
         let n = Node::new(character_id(name), NodeKind::Character, name.to_owned());
-        ents.insert(n.id.clone(), n);
+        one.entities.insert(n.id.clone(), n);
     }
-    (play, block, ents)
-}
-
-fn ctx<'a>(
-    play: &'a crate::screenplay::Screenplay,
-    block: &'a Block,
-    ents: &'a BTreeMap<String, Node>,
-) -> BlockContext<'a> {
-    BlockContext {
-        film: "t",
-        block,
-        play,
-        entities: ents,
-        max_keyframes: 5,
-    }
+    one
 }
 
 #[test]
 fn the_generator_prompt_shows_handles_not_ids() {
-    let (play, block, ents) = setup();
-    let (p, h) = generator_prompt(&ctx(&play, &block, &ents));
+    let one = setup();
+    let ents = &one.entities;
+    let (p, h) = generator_prompt(&one.ctx());
     assert_eq!(h.ids.len(), 2);
     assert!(p.user.contains("E1 character MARA"), "{}", p.user);
     assert!(p.user.contains("I threw it away."));
@@ -52,8 +29,8 @@ fn the_generator_prompt_shows_handles_not_ids() {
 
 #[test]
 fn generator_output_is_repaired_or_dropped_with_reasons() {
-    let (play, block, ents) = setup();
-    let c = ctx(&play, &block, &ents);
+    let one = setup();
+    let c = one.ctx();
     let (_, h) = generator_prompt(&c);
     let answer = r#"```json
     {"entities": [
@@ -83,7 +60,7 @@ fn generator_output_is_repaired_or_dropped_with_reasons() {
     assert_eq!(ms.truth, Some(false));
     // The quote was re-located: right element, exact text and offsets.
     let ev = &ms.evidence[0];
-    assert_eq!(play.elements[ev.element].text, "I believe you.");
+    assert_eq!(one.play.elements[ev.element].text, "I believe you.");
     assert_eq!(
         (ev.start, ev.end, ev.quote.as_str()),
         (0, 14, "I believe you.")
@@ -101,8 +78,8 @@ fn generator_output_is_repaired_or_dropped_with_reasons() {
 
 #[test]
 fn audit_and_adjudication_answers_are_validated() {
-    let (play, block, ents) = setup();
-    let c = ctx(&play, &block, &ents);
+    let one = setup();
+    let c = one.ctx();
     let mut n = Node::new("object:key", NodeKind::Object, "Key");
     n.evidence = vec![Evidence {
         block: 0,

@@ -1,6 +1,6 @@
 use super::*;
-use crate::align::Block;
-use crate::screenplay::{parse_text, Format, Screenplay};
+use crate::graph::OneBlock;
+use crate::screenplay::Screenplay;
 
 const SCRIPT: &str = "INT. KITCHEN - DAY\n\n\
     ANNA SMITH (30) waits by the GATE with BEN COLE (40), her brother.\n\n\
@@ -11,25 +11,9 @@ const SCRIPT: &str = "INT. KITCHEN - DAY\n\n\
     ANNA\n(lying)\nThe gate was always open.\n";
 
 fn proposal(text: &str) -> (Screenplay, Proposal) {
-    let play = parse_text(text, Some(Format::Fountain), None).unwrap();
-    let block = Block {
-        id: 0,
-        elements: [0, play.elements.len() - 1],
-        scene: 0,
-        start_ms: None,
-        end_ms: None,
-        keyframes: Vec::new(),
-    };
-    let entities = BTreeMap::new();
-    let ctx = BlockContext {
-        film: "t",
-        block: &block,
-        play: &play,
-        entities: &entities,
-        max_keyframes: 5,
-    };
-    let p = RulesGenerator.generate(&ctx).unwrap();
-    (play, p)
+    let one = OneBlock::parse(text);
+    let p = RulesGenerator.generate(&one.ctx()).unwrap();
+    (one.play, p)
 }
 
 fn edges(p: &Proposal, kind: EdgeKind) -> Vec<Edge> {
@@ -117,23 +101,8 @@ fn possession_relation_goal_and_concealment_follow_their_cues() {
 fn the_schema_auditor_checks_the_new_kinds_against_their_quotes() {
     use crate::graph::audit::SchemaTimeAuditor;
     use crate::graph::Auditor;
-    let play = parse_text(SCRIPT, Some(Format::Fountain), None).unwrap();
-    let block = Block {
-        id: 0,
-        elements: [0, play.elements.len() - 1],
-        scene: 0,
-        start_ms: None,
-        end_ms: None,
-        keyframes: Vec::new(),
-    };
-    let entities = BTreeMap::new();
-    let ctx = BlockContext {
-        film: "t",
-        block: &block,
-        play: &play,
-        entities: &entities,
-        max_keyframes: 5,
-    };
+    let one = OneBlock::parse(SCRIPT);
+    let ctx = one.ctx();
     let p = RulesGenerator.generate(&ctx).unwrap();
     let mut batch: Vec<Candidate> = p
         .items
