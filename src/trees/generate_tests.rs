@@ -481,3 +481,53 @@ fn an_open_question_is_not_written_when_the_audit_would_call_it_a_give_away() {
         );
     }
 }
+
+#[test]
+fn a_few_trees_still_reach_from_the_first_scene_to_the_last() {
+    // Scenes were visited 0, ½, ¼, ¾… by bit reversal, which left a film's
+    // last scene to the last round: four trees of a 40-scene film spanned
+    // scenes 0–32 at best. The two ends are now visited first, and a scene
+    // whose first anchor cannot grow a tree offers its next one at once.
+    for index in [3, 11, 24] {
+        let g = crate::trees::synth::film(index, 40);
+        let last_scene = g.nodes.iter().filter_map(|n| n.scene).max().unwrap();
+        let trees = generated(&g, Some(4));
+        assert_eq!(trees.len(), 4);
+        let scenes: Vec<usize> = trees
+            .iter()
+            .map(|t| {
+                let end = t.anchor.elements.last().unwrap();
+                let node = g.nodes.iter().find(|n| &n.id == end).unwrap();
+                node.scene.unwrap()
+            })
+            .collect();
+        let (first, last) = (scenes.iter().min().unwrap(), scenes.iter().max().unwrap());
+        assert!(
+            (last - first + 1) * 10 >= (last_scene + 1) * 9,
+            "film {index}: anchors in scenes {scenes:?} of 0..={last_scene}"
+        );
+    }
+}
+
+#[test]
+fn no_question_is_written_nearly_the_same_as_an_earlier_one() {
+    // Synthetic films 26 and 28 asked "By this point in the film (Bruno wants
+    // Edith to leave town), what is on Bruno's mind?" and the same with Dario,
+    // with one reference answer: the audit's near-duplicate.
+    use crate::trees::audit::Wording;
+    for index in [26, 28] {
+        let trees = generated(&crate::trees::synth::film(index, 40), Some(30));
+        let nodes: Vec<_> = trees.iter().flat_map(|t| &t.nodes).collect();
+        assert!(nodes.len() > 200);
+        for (i, a) in nodes.iter().enumerate() {
+            for b in &nodes[..i] {
+                assert!(
+                    !Wording::of(a).nearly(&Wording::of(b)),
+                    "{:?} / {:?}",
+                    a.question,
+                    b.question
+                );
+            }
+        }
+    }
+}

@@ -204,8 +204,34 @@ fn normal(text: &str) -> String {
         .join(" ")
 }
 
-/// A question with its content words and its answers' normal forms.
-type Asked<'t> = (&'t Tree, &'t Node, BTreeSet<String>, BTreeSet<String>);
+/// What the redundancy check compares of a question: its content words and
+/// its answers' normal forms (options and reference).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wording {
+    words: BTreeSet<String>,
+    answers: BTreeSet<String>,
+}
+
+impl Wording {
+    /// The wording of a node.
+    pub fn of(node: &Node) -> Wording {
+        let mut answers: BTreeSet<String> = node.options.iter().map(|o| normal(&o.text)).collect();
+        answers.extend(node.reference.as_deref().map(normal));
+        Wording {
+            words: content_words(&node.question),
+            answers,
+        }
+    }
+
+    /// Whether two questions are nearly the same: at least three quarters of
+    /// their content words and of their answers shared (Jaccard).
+    pub fn nearly(&self, other: &Wording) -> bool {
+        jaccard(&self.answers, &other.answers) >= 0.75 && jaccard(&self.words, &other.words) >= 0.75
+    }
+}
+
+/// A question with its wording.
+type Asked<'t> = (&'t Tree, &'t Node, Wording);
 
 /// Duplicate questions within a film, and follow-ups that re-ask their parent.
 pub fn redundancy(trees: &[Tree]) -> Redundancy {
@@ -232,12 +258,10 @@ pub fn redundancy(trees: &[Tree]) -> Redundancy {
                 continue;
             }
             seen.insert(key, here);
-            let words = content_words(&node.question);
-            let set: BTreeSet<String> = answers.into_iter().collect();
             by_film
                 .entry(&tree.film)
                 .or_default()
-                .push((tree, node, words, set));
+                .push((tree, node, Wording::of(node)));
         }
         for node in &tree.nodes {
             if let Some(parent) = node.parent.as_deref().and_then(|p| tree.node(p)) {
@@ -251,8 +275,7 @@ pub fn redundancy(trees: &[Tree]) -> Redundancy {
     for list in by_film.values() {
         for (i, a) in list.iter().enumerate() {
             for b in &list[..i] {
-                let same_answers = jaccard(&a.3, &b.3);
-                if same_answers >= 0.75 && jaccard(&a.2, &b.2) >= 0.75 {
+                if a.2.nearly(&b.2) {
                     out.near_duplicates.push(Finding::new(
                         a.0,
                         a.1,

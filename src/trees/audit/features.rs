@@ -432,12 +432,15 @@ pub fn surface(node: &Node) -> Option<SurfaceView> {
         .enumerate()
         .map(|(k, o)| {
             let words = &option_words[k];
-            let others: Vec<f64> = option_words
+            let mut others: Vec<f64> = option_words
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| *j != k)
                 .map(|(_, w)| id_jaccard(words, w))
                 .collect();
+            // Summed in value order, so the option order (the letters) cannot
+            // change the last bit of the mean and with it a reader's ties.
+            others.sort_by(f64::total_cmp);
             let at = best_line(&lines, words, 0.5);
             let first = o
                 .text

@@ -28,7 +28,7 @@ use serde::Serialize;
 use crate::util::rng::SplitMix64;
 
 use super::schema::{Format, Node, Tree};
-pub use checks::{node_giveaways, reasks, Balance, Coverage, Redundancy};
+pub use checks::{node_giveaways, reasks, Balance, Coverage, Redundancy, Wording};
 use readers::{credits, items, readers, Item, Sees};
 
 /// Bootstrap resamples of the readers' intervals.

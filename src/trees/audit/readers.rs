@@ -73,6 +73,7 @@ pub fn readers() -> Vec<Reader> {
         r("most-like-others", "the option sharing most words with the others", Options, Rule::Score(|o| Some(o.similarity_to_others))),
         r("options-only-learned", "a logistic model over the options alone (length, words, letter, likeness), cross-validated by tree", Options, Rule::Learned),
         r("question-overlap", "the option sharing most words with the question", Question, Rule::Score(|o| Some(o.question_overlap))),
+        r("question-overlap-least", "the option sharing fewest words with the question", Question, Rule::Score(|o| Some(-o.question_overlap))),
         r("no-context-learned", "a logistic model over question and options without context, cross-validated by tree", Question, Rule::Learned),
         r("context-overlap-most", "the option sharing most words with the excerpt", Context, Rule::Score(|o| Some(o.context_overlap))),
         r("context-overlap-middle", "the option nearest the middle word overlap with the excerpt", Context, Rule::Middle(|o| o.context_overlap)),

@@ -184,6 +184,24 @@ fn word_overlap_with_the_excerpt_is_flagged() {
 }
 
 #[test]
+fn the_option_sharing_fewest_words_with_the_question_is_flagged() {
+    // The synthetic films' "Why does Edith come to…" named Edith in every
+    // distractor (her other states) and not in the gold (another's act):
+    // the learned question reader found it (+0.06 to +0.12 on 4 of 30 films)
+    // before a reader of its own did.
+    let a = run(&leak(|q, n| {
+        let wrong: Vec<String> = n
+            .options
+            .iter()
+            .filter(|o| !o.correct)
+            .map(|o| o.text.replace("the ", "").replace(" moved", ""))
+            .collect();
+        n.question = format!("Question {q}: was it the {} or the {}?", wrong[0], wrong[1]);
+    }));
+    assert_flagged(&a, "question-overlap-least", 0.6);
+}
+
+#[test]
 fn the_line_nearest_before_the_quoted_target_is_flagged() {
     let a = run(&leak(|q, n| {
         let texts: Vec<(String, bool)> = n

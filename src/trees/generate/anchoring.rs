@@ -1,16 +1,66 @@
 //! Anchors: the long causal chains and pivotal mental states trees are built
-//! around, alternated and spread over the film's scenes.
+//! around, queued by scene and the scenes visited from both ends of the film
+//! inward.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::graph::analysis::Analysis;
 use crate::graph::NodeKind;
 use crate::trees::facts::{Ask, Facts};
 use crate::trees::schema::AnchorKind;
 
-/// Anchors: long causal chains and pivotal mental states, alternated and
-/// spread over the film (round-robin over scenes).
-pub fn anchors(facts: &Facts<'_>, analysis: &Analysis) -> Vec<(AnchorKind, Vec<usize>)> {
+/// One anchor: what a tree is about.
+pub type AnchorItem = (AnchorKind, Vec<usize>);
+
+/// The anchors of one scene, by kind, the most telling first.
+#[derive(Debug, Default)]
+pub struct SceneAnchors {
+    chains: VecDeque<Vec<usize>>,
+    states: VecDeque<Vec<usize>>,
+}
+
+impl SceneAnchors {
+    /// Whether no anchor is left.
+    pub fn is_empty(&self) -> bool {
+        self.chains.is_empty() && self.states.is_empty()
+    }
+
+    /// Takes the next anchor, of kind `prefer` while the scene has one.
+    pub fn pop(&mut self, prefer: AnchorKind) -> Option<AnchorItem> {
+        let chain = |c| (AnchorKind::CausalChain, c);
+        let state = |m| (AnchorKind::MentalState, m);
+        match prefer {
+            AnchorKind::CausalChain => self
+                .chains
+                .pop_front()
+                .map(chain)
+                .or_else(|| self.states.pop_front().map(state)),
+            AnchorKind::MentalState => self
+                .states
+                .pop_front()
+                .map(state)
+                .or_else(|| self.chains.pop_front().map(chain)),
+        }
+    }
+}
+
+/// The other kind of anchor (generation alternates them).
+pub fn other_kind(kind: AnchorKind) -> AnchorKind {
+    match kind {
+        AnchorKind::CausalChain => AnchorKind::MentalState,
+        AnchorKind::MentalState => AnchorKind::CausalChain,
+    }
+}
+
+/// Anchors — long causal chains and pivotal mental states — queued by scene
+/// (a chain by the scene of its end), in scene order, the most telling first
+/// within a scene. Generation takes the film's two ends first (its first and
+/// its last scene whose anchors grow a tree), then visits the scenes from
+/// the middle outward ([`visit_order`]), taking from each until one anchor
+/// grows, alternating the kinds; so every scene with a growable anchor gets a
+/// tree before any scene gets a second, and the ends claim their questions
+/// first (no question is asked twice in a film).
+pub fn anchor_queues(facts: &Facts<'_>, analysis: &Analysis) -> Vec<SceneAnchors> {
     let mut chains: Vec<Vec<usize>> = Vec::new();
     let mut ends = BTreeSet::new();
     for chain in &analysis.chains {
@@ -59,22 +109,15 @@ pub fn anchors(facts: &Facts<'_>, analysis: &Analysis) -> Vec<(AnchorKind, Vec<u
     });
     states.extend(rest);
     let scene = |i: usize| facts.node(i).scene.unwrap_or(usize::MAX);
-    let chains = spread(chains, |c| scene(*c.last().expect("non-empty")));
-    let states = spread(states.into_iter().map(|m| vec![m]).collect(), |c| {
-        scene(c[0])
-    });
-    let mut out = Vec::new();
-    let (mut a, mut b) = (chains.into_iter(), states.into_iter());
-    loop {
-        let x = a.next();
-        let y = b.next();
-        if x.is_none() && y.is_none() {
-            break;
-        }
-        out.extend(x.map(|c| (AnchorKind::CausalChain, c)));
-        out.extend(y.map(|c| (AnchorKind::MentalState, c)));
+    let mut by: BTreeMap<usize, SceneAnchors> = BTreeMap::new();
+    for chain in chains {
+        let end = *chain.last().expect("chains are non-empty");
+        by.entry(scene(end)).or_default().chains.push_back(chain);
     }
-    out
+    for m in states {
+        by.entry(scene(m)).or_default().states.push_back(vec![m]);
+    }
+    by.into_values().collect()
 }
 
 /// The longest causal path ending at `end` (ties: the earlier cause).
@@ -96,30 +139,32 @@ fn longest_back(facts: &Facts<'_>, end: usize) -> Vec<usize> {
     path
 }
 
-/// Reorders items round-robin over their scenes, keeping order within a
-/// scene; each round visits the scenes in a low-discrepancy order (0, ½, ¼,
-/// ¾… of the film), so any prefix of the anchors spans the whole film.
-fn spread<T>(items: Vec<T>, scene: impl Fn(&T) -> usize) -> Vec<T> {
-    let mut by: std::collections::BTreeMap<usize, std::collections::VecDeque<T>> =
-        Default::default();
-    for item in items {
-        by.entry(scene(&item)).or_default().push_back(item);
-    }
-    let mut queues: Vec<std::collections::VecDeque<T>> = by.into_values().collect();
-    let mut visit: Vec<usize> = (0..queues.len()).collect();
-    visit.sort_by_key(|&r| (radical_inverse(r as u32), r));
-    let mut out = Vec::new();
-    while queues.iter().any(|q| !q.is_empty()) {
-        for &k in &visit {
-            out.extend(queues[k].pop_front());
+/// The order in which `n` places along the film are visited: the first and
+/// the last, then the nearest to ½, ¼, ¾, ⅛, ⅜… (the van der Corput
+/// sequence), each place once.
+pub fn visit_order(n: usize) -> Vec<usize> {
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut take = |k: usize, order: &mut Vec<usize>| {
+        if k < n && !seen[k] {
+            seen[k] = true;
+            order.push(k);
+        }
+    };
+    take(0, &mut order);
+    take(n.saturating_sub(1), &mut order);
+    let last = n.saturating_sub(1) as f64;
+    let mut i: u32 = 1;
+    while order.len() < n {
+        let u = f64::from(i.reverse_bits()) / 2f64.powi(32);
+        take((u * last).round() as usize, &mut order);
+        i += 1;
+        // Every place is reached once the sequence is finer than the places.
+        if i > 4 * n as u32 + 4 {
+            (0..n).for_each(|k| take(k, &mut order));
         }
     }
-    out
-}
-
-/// The base-2 radical inverse of `i` (its bits mirrored), as an ordering key.
-fn radical_inverse(i: u32) -> u32 {
-    i.reverse_bits()
+    order
 }
 
 /// The questions that may open a tree on this anchor, the most telling
@@ -151,11 +196,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn any_prefix_of_the_spread_spans_the_film() {
-        let items: Vec<usize> = (0..40).collect();
-        let out = spread(items, |&i| i / 2);
-        let first: Vec<usize> = out[..4].iter().map(|i| i / 2).collect();
-        assert_eq!(first, [0, 16, 8, 4]);
-        assert_eq!(out.len(), 40);
+    fn every_place_is_visited_once_the_ends_first() {
+        for n in 0..70 {
+            let order = visit_order(n);
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "n = {n}");
+            if n >= 2 {
+                assert_eq!(order[..2], [0, n - 1]);
+            }
+        }
+        assert_eq!(visit_order(20)[..5], [0, 19, 10, 5, 14]);
     }
 }

@@ -13,13 +13,16 @@ use std::rc::Rc;
 
 use crate::graph::NodeKind;
 use crate::trees::audit::features::{strip_narration, surface, SurfaceView};
-use crate::trees::audit::{node_giveaways, reasks};
+use crate::trees::audit::{node_giveaways, reasks, Wording};
 use crate::trees::facts::{Ask, Facts};
 use crate::trees::rules::RulesWriter;
-use crate::trees::schema::{AnswerOption, Context, Format, Node, OpenBranches, Trigger};
+use crate::trees::schema::{
+    Anchor, AnchorKind, AnswerOption, Context, Format, Node, OpenBranches, Tree, Trigger,
+};
 use crate::trees::source::Source;
 use crate::trees::validate::label_for;
 
+use super::anchoring::{other_kind, root_asks, SceneAnchors};
 use super::balance::Balancer;
 use super::context::{evidence_of, places, witness};
 use super::options::Draft;
@@ -40,6 +43,9 @@ pub(super) struct Builder<'a, 'g> {
     pub(super) balance: Balancer,
     /// Every question asked so far in the film (none is asked twice).
     pub(super) asked: BTreeSet<Ask>,
+    /// The wording of every question written so far in the film (none is
+    /// written nearly the same twice, as the audit's redundancy check reads it).
+    pub(super) wordings: Vec<Wording>,
     pub(super) out: Generated,
     /// Picks of answers already read (see [`Builder::read`]).
     pub(super) readings: RefCell<FxHashMap<PickKey, Option<Rc<Reading>>>>,
@@ -79,7 +85,78 @@ pub(super) fn slot(f: Format) -> usize {
     }
 }
 
+/// What taking from one scene's anchors came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Take {
+    /// One of its anchors grew a tree.
+    Grown,
+    /// None did; the scene has no anchor left.
+    Exhausted,
+    /// The film has all the trees it may have.
+    Full,
+}
+
 impl Builder<'_, '_> {
+    /// Takes a scene's anchors in turn, of kind `prefer` first and then
+    /// alternating, until one grows a tree (then `prefer` becomes the other
+    /// kind, so the film's trees alternate kinds).
+    pub(super) fn take(
+        &mut self,
+        film: &str,
+        scene: &mut SceneAnchors,
+        prefer: &mut AnchorKind,
+        max_trees: usize,
+    ) -> Take {
+        let mut want = *prefer;
+        while let Some((kind, elements)) = scene.pop(want) {
+            if self.out.trees.len() >= max_trees {
+                return Take::Full;
+            }
+            if self.grow(film, kind, &elements) {
+                *prefer = other_kind(kind);
+                return Take::Grown;
+            }
+            want = other_kind(kind);
+        }
+        Take::Exhausted
+    }
+
+    /// Grows the tree of one anchor from the first way into it that reaches
+    /// the configured depth (a question already asked elsewhere in the film
+    /// is not asked again); `false`, with nothing kept, when none does.
+    pub(super) fn grow(&mut self, film: &str, kind: AnchorKind, elements: &[usize]) -> bool {
+        let id = format!("{film}/t{:02}", self.out.trees.len() + 1);
+        for root in root_asks(self.facts, kind, elements) {
+            let saved = (
+                self.counts,
+                self.balance.clone(),
+                self.asked.clone(),
+                self.wordings.len(),
+            );
+            let mut nodes = Vec::new();
+            let built = self.node(&id, root, None, &mut Vec::new(), &mut nodes);
+            if built.is_some() && nodes.iter().map(|n| n.depth).max() == Some(self.opts.depth) {
+                self.out.trees.push(Tree {
+                    id,
+                    film: film.to_owned(),
+                    anchor: Anchor {
+                        kind,
+                        elements: elements
+                            .iter()
+                            .map(|&i| self.facts.node(i).id.clone())
+                            .collect(),
+                    },
+                    nodes,
+                });
+                return true;
+            }
+            let kept;
+            (self.counts, self.balance, self.asked, kept) = saved;
+            self.wordings.truncate(kept);
+        }
+        false
+    }
+
     /// Whether the film shows a moment: all its evidence is in blocks the
     /// source holds (characters always are).
     pub(super) fn shown(&self, i: usize) -> bool {
@@ -270,6 +347,10 @@ impl Builder<'_, '_> {
         if !node_giveaways(&probe).is_empty() {
             return None;
         }
+        let wording = Wording::of(&probe);
+        if self.wordings.iter().any(|w| w.nearly(&wording)) {
+            return None;
+        }
         if let Some(p) = &parent {
             let parent_node = nodes.iter().find(|n| n.id == p.id);
             if parent_node.is_some_and(|pn| reasks(pn, &probe).is_some()) {
@@ -277,6 +358,7 @@ impl Builder<'_, '_> {
             }
         }
         self.asked.insert(ask.clone());
+        self.wordings.push(wording);
         self.counts[slot(spec.format)] += 1;
         let id = match &parent {
             None => "n1".to_owned(),
@@ -291,6 +373,8 @@ impl Builder<'_, '_> {
         let (category, question_type, tags) = describe(self.facts, &spec);
         let seed = seed_of(self.opts.seed, tree, &id);
         let mut written_opts = written.options.clone();
+        // `placed[k]`: which written option sits at letter `k`.
+        let mut placed: Vec<usize> = (0..written_opts.len()).collect();
         let (parent_id, trigger, premise) = match parent {
             Some(p) => (Some(p.id.to_owned()), Some(p.trigger), Some(p.premise)),
             None => (None, None, None),
@@ -328,6 +412,7 @@ impl Builder<'_, '_> {
                 .collect();
             if let Some(view) = surface(&node) {
                 let order = self.balance.arrange(&view, spec.format, seed);
+                placed = order.clone();
                 written_opts = order.iter().map(|&i| written_opts[i].clone()).collect();
                 let options: Vec<AnswerOption> =
                     order.iter().map(|&i| node.options[i].clone()).collect();
@@ -368,7 +453,15 @@ impl Builder<'_, '_> {
                 }
             }
         } else {
-            for (k, w) in written_opts.iter().enumerate() {
+            // Follow-ups open in the order the options were written, not
+            // the order their letters were drawn in: the seed places the
+            // letters and nothing else, so which questions a tree asks (and
+            // which are left for later trees) does not depend on it.
+            let letters: Vec<usize> = (0..placed.len())
+                .map(|i| placed.iter().position(|&p| p == i).expect("a permutation"))
+                .collect();
+            for k in letters {
+                let w = &written_opts[k];
                 let trigger = Trigger::Option {
                     label: label_for(k),
                 };
@@ -442,7 +535,10 @@ impl Builder<'_, '_> {
                 Some((cost, rank, ask))
             })
             .collect();
-        asks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // Costs equal but for rounding (sums taken in another option order)
+        // are ties, which the rank settles.
+        let level = |cost: f64| (cost * 1e9).round();
+        asks.sort_by(|a, b| level(a.0).total_cmp(&level(b.0)).then(a.1.cmp(&b.1)));
         for (_, _, ask) in asks {
             if let Some(id) = self.node(tree, ask, Some(from()), path, nodes) {
                 return Some(id);

@@ -111,6 +111,19 @@ fn drifts(view: &SurfaceView, letters: bool) -> Vec<(usize, f64)> {
         .collect()
 }
 
+/// How much a reader's tally straying `d` (credit minus chance, in
+/// questions) costs. Multiple choice counts only what lies above chance: a
+/// reader's credit there comes in whole questions against a chance of 1/15
+/// each, so a symmetric cost would reward a hit as soon as the reader fell
+/// half a question behind chance — on a film with a handful of such
+/// questions, one hit puts that reader above chance + 0.05.
+fn strain(d: f64, format: Format) -> f64 {
+    match format {
+        Format::Multi => d.max(0.0).powi(2),
+        _ => d * d,
+    }
+}
+
 impl Balancer {
     fn tally(&self, format: Format) -> &Tally {
         match format {
@@ -130,7 +143,7 @@ impl Balancer {
                 let d = t.credit.get(&key).copied().unwrap_or(0.0) + c
                     - t.chance.get(&key).copied().unwrap_or(0.0)
                     - chance;
-                d * d
+                strain(d, format)
             })
             .sum();
         let rows: Vec<(Vec<f64>, bool)> = if letters && !t.models.is_empty() {
@@ -151,7 +164,7 @@ impl Balancer {
                     + model.credit_of_rows(&rows, format)
                     - t.chance.get(&key).copied().unwrap_or(0.0)
                     - chance_of(view, format);
-                d * d
+                strain(d, format)
             })
             .sum();
         let drift: f64 = drifts(view, letters)
@@ -174,7 +187,7 @@ impl Balancer {
             .filter(|(key, _)| !key.0.starts_with("letter-"))
             .map(|(key, c)| {
                 let d = c - t.chance.get(key).copied().unwrap_or(0.0);
-                d * d
+                strain(d, format)
             })
             .sum::<f64>()
             + t.drift
@@ -455,6 +468,19 @@ mod tests {
         // see it on every question, the first one included.
         let key = learned_key(Sees::Options);
         assert!(t.credit[&key] > 11.0, "{}", t.credit[&key]);
+    }
+
+    #[test]
+    fn a_multiple_choice_hit_never_pays_for_a_reader_behind_chance() {
+        // Eight questions in, a reader with no hit is 8/15 of a question
+        // behind chance; a symmetric cost made a hit (7/15 ahead) the cheaper
+        // choice, and one hit in eight is 0.125 against a bar of 0.117.
+        let behind = -8.0 / 15.0;
+        assert_eq!(strain(behind, Format::Multi), 0.0);
+        assert!(strain(behind + 1.0, Format::Multi) > strain(behind, Format::Multi));
+        // Single choice stays symmetric: a reader far below chance is
+        // a reader too (pick anything but its choice).
+        assert_eq!(strain(-0.5, Format::Single), strain(0.5, Format::Single));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! a tree, whichever writer wrote it, so a model cannot smuggle in a gold
 //! answer or a distractor the graph does not back.
 //!
-//! By step: `anchoring` picks what each tree is about ([`anchors`]);
+//! By step: `anchoring` picks what each tree is about ([`anchor_queues`]);
 //! `assembly` grows a tree node by node; `options` chooses each question's
 //! format and judged candidates (gold answers and distractors); `questions`
 //! says what a question asks about and which follow-ups an option opens
@@ -29,12 +29,12 @@ mod verification;
 use crate::graph::analysis::Analysis;
 
 use super::facts::{Ask, Facts, Verdict};
-use super::schema::{Anchor, DistractorReason, Format, Tree};
+use super::schema::{AnchorKind, DistractorReason, Format, Tree};
 use super::source::Source;
-use assembly::Builder;
+use assembly::{Builder, Take};
 
-pub use anchoring::anchors;
-use anchoring::root_asks;
+pub use anchoring::{anchor_queues, AnchorItem, SceneAnchors};
+use anchoring::visit_order;
 pub use order::{seed_of, shuffle};
 pub use questions::{describe, focus_of, follow_up_asks};
 pub use verification::verify;
@@ -255,6 +255,7 @@ pub fn generate_with(
         counts: [0; 3],
         balance: Default::default(),
         asked: Default::default(),
+        wordings: Vec::new(),
         out: Generated::default(),
         readings: Default::default(),
     };
@@ -267,34 +268,43 @@ pub fn generate_with(
         .max()
         .map_or(0, |s| s + 1);
     let max_trees = opts.max_trees.unwrap_or_else(|| default_max_trees(scenes));
-    for (kind, elements) in anchors(facts, analysis) {
-        if gen.out.trees.len() >= max_trees {
-            break;
-        }
-        // The first way into the anchor that grows a full tree (a question
-        // already asked elsewhere in the film is not asked again).
-        let id = format!("{film}/t{:02}", gen.out.trees.len() + 1);
-        let mut grown = None;
-        for root in root_asks(facts, kind, &elements) {
-            let saved = (gen.counts, gen.balance.clone(), gen.asked.clone());
-            let mut nodes = Vec::new();
-            let built = gen.node(&id, root, None, &mut Vec::new(), &mut nodes);
-            if built.is_some() && nodes.iter().map(|n| n.depth).max() == Some(opts.depth) {
-                grown = Some(nodes);
+    // The film's two ends first (its first and its last scene that yields a
+    // tree), then scene by scene from the middle outward, each scene's first
+    // anchor that grows; then a second round, and so on.
+    let mut queues = anchor_queues(facts, analysis);
+    let mut prefer = AnchorKind::CausalChain;
+    let mut ends = Vec::new();
+    let n = queues.len();
+    for scenes in [
+        &mut (0..n) as &mut dyn Iterator<Item = usize>,
+        &mut (0..n).rev(),
+    ] {
+        for k in scenes {
+            if ends.contains(&k) {
                 break;
             }
-            (gen.counts, gen.balance, gen.asked) = saved;
+            match gen.take(&film, &mut queues[k], &mut prefer, max_trees) {
+                Take::Full => return gen.out,
+                Take::Grown => {
+                    ends.push(k);
+                    break;
+                }
+                Take::Exhausted => {}
+            }
         }
-        let Some(nodes) = grown else { continue };
-        gen.out.trees.push(Tree {
-            id,
-            film: film.clone(),
-            anchor: Anchor {
-                kind,
-                elements: elements.iter().map(|&i| facts.node(i).id.clone()).collect(),
-            },
-            nodes,
-        });
+    }
+    let order = visit_order(n);
+    let mut round = 0;
+    while queues.iter().any(|q| !q.is_empty()) {
+        for &k in &order {
+            if round == 0 && ends.contains(&k) {
+                continue;
+            }
+            if gen.take(&film, &mut queues[k], &mut prefer, max_trees) == Take::Full {
+                return gen.out;
+            }
+        }
+        round += 1;
     }
     gen.out
 }
