@@ -373,7 +373,34 @@ fn those_involved_in_a_line_are_never_asked_choose_every_one() {
     // The speaker cue and the names around the quoted line give them all
     // away: the learned context reader answered every such question of the
     // sample film (5 of its 22 multiple-choice ones).
-    let trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
+    // The committed trees, and the script-only ones at depths 3 and 4 (which
+    // reach more of the script's lines), from the exported graph.
+    let dir = tempfile::tempdir().unwrap();
+    let mut trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
+    for depth in ["3", "4"] {
+        let out_dir = dir.path().join(depth);
+        let out = moviegraph(&[
+            "trees",
+            "generate",
+            root().join("screenplays/the-second-key").to_str().unwrap(),
+            "--graph",
+            root().join("graphs/the-second-key.json").to_str().unwrap(),
+            "--store",
+            dir.path().join("ws.db").to_str().unwrap(),
+            "--text-only",
+            "--depth",
+            depth,
+            "--out",
+            out_dir.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        trees.extend(read_trees(&out_dir.join("the-second-key.jsonl")).unwrap());
+    }
     let involved: Vec<&Node> = trees
         .iter()
         .flat_map(|t| &t.nodes)

@@ -33,8 +33,8 @@ use super::schema::{AnchorKind, DistractorReason, Format, Tree};
 use super::source::Source;
 use assembly::{Builder, Take};
 
-pub use anchoring::{anchor_queues, AnchorItem, SceneAnchors};
 use anchoring::visit_order;
+pub use anchoring::{anchor_queues, AnchorItem, SceneAnchors};
 pub use order::{seed_of, shuffle};
 pub use questions::{describe, focus_of, follow_up_asks};
 pub use verification::verify;
