@@ -566,10 +566,12 @@ impl<'g> Facts<'g> {
                 }
                 match self.holder(option) {
                     Some(h) if h == character => {
-                        if self.order(option) <= self.order(moment) {
-                            Gold
-                        } else {
+                        if self.order(option) > self.order(moment) {
                             Wrong(R::LaterEvent)
+                        } else if self.may_have_ended(option, moment) {
+                            Unusable
+                        } else {
+                            Gold
                         }
                     }
                     Some(_) if self.same_content_held(option, character) => Unusable,
@@ -577,6 +579,24 @@ impl<'g> Facts<'g> {
                     None => Unusable,
                 }
             }
+        }
+    }
+
+    /// Whether a state of ignorance — a false belief, or not knowing or not
+    /// believing something — may have ended by `moment`: the graph records
+    /// no end, and such states end when the truth comes out ("Quinton
+    /// doesn't know the ring has left the safe" no longer holds once he has
+    /// opened the empty safe), so one from more than a scene before is not
+    /// offered as held then.
+    fn may_have_ended(&self, state: usize, moment: usize) -> bool {
+        let node = self.node(state);
+        let ignorance = matches!(
+            node.attitude,
+            Some(Attitude::Belief | Attitude::Knowledge | Attitude::Suspicion)
+        ) && (node.truth == Some(false) || node.negated);
+        match (node.scene, self.node(moment).scene) {
+            (Some(held), Some(now)) => ignorance && now > held + 1,
+            _ => ignorance,
         }
     }
 

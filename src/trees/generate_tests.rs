@@ -531,3 +531,37 @@ fn no_question_is_written_nearly_the_same_as_an_earlier_one() {
         }
     }
 }
+
+#[test]
+fn a_false_belief_from_scenes_before_is_not_offered_as_still_held() {
+    // "By this point in the film (Quinton's confession, scene 13), which of
+    // these is on Quinton's mind?" had the gold "Quinton doesn't know the
+    // ring has left the safe" (scene 10), which ended when he opened the
+    // empty safe in scene 12: the graph records no end to a state.
+    let at = |belief_scene: usize, truth: Option<bool>, negated: bool| {
+        let mut g = graph();
+        for n in &mut g.nodes {
+            match n.id.as_str() {
+                "mental_state:m1" => {
+                    n.scene = Some(belief_scene);
+                    n.truth = truth;
+                    n.negated = negated;
+                }
+                "event:e3" => n.scene = Some(3),
+                _ => {}
+            }
+        }
+        let f = Facts::new(&g);
+        let ask = Ask::MindBefore {
+            character: f.index_of("character:mara").unwrap(),
+            moment: f.index_of("event:e3").unwrap(),
+        };
+        f.classify(&ask, f.index_of("mental_state:m1").unwrap())
+    };
+    // Two scenes before: a false belief or a not-knowing may have ended.
+    assert_eq!(at(1, Some(false), false), Verdict::Unusable);
+    assert_eq!(at(1, None, true), Verdict::Unusable);
+    // The scene before, or a belief that is true: still held.
+    assert_eq!(at(2, Some(false), false), Verdict::Gold);
+    assert_eq!(at(1, None, false), Verdict::Gold);
+}
