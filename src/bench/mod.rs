@@ -638,12 +638,11 @@ fn bench_eval(args: BenchEvalArgs) -> anyhow::Result<()> {
             seed: 1,
             source: "synthetic".into(),
         };
-        store.create_eval_run(&run)?;
         let jsons: Vec<(String, String, String)> = trees
             .iter()
             .map(|t| Ok((t.id.clone(), t.film.clone(), serde_json::to_string(t)?)))
             .collect::<anyhow::Result<_>>()?;
-        store.add_eval_trees(&run.id, &jsons)?;
+        store.create_eval_run(&run, &jsons)?;
         // The answers are real walks of the random baseline, recorded in one transaction
         // (per-answer commits are what a live run does, but not what is measured here).
         let subject = RandomBaseline { seed: 1 };

@@ -165,12 +165,26 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     if failed > 0 {
         for (dir, r) in args.film_dirs.iter().zip(&results) {
             if let Err(e) = r {
-                eprintln!("error: {}: {e:#}", dir.display());
+                eprintln!("error: {}: {}", dir.display(), with_causes(e));
             }
         }
         bail!("{failed} of {} films failed", results.len());
     }
     Ok(outcome)
+}
+
+/// An error and every error that caused it, outermost first, as `anyhow`'s `{:#}`
+/// prints them ("stage eval, film x: store w.db: …"); a workspace error displayed
+/// alone is only its outermost message.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }
 
 fn summary(
@@ -203,7 +217,7 @@ fn summary(
             }
             Err(e) => {
                 failed += 1;
-                let _ = writeln!(out, "film {}: failed: {e:#}", dir.display());
+                let _ = writeln!(out, "film {}: failed: {}", dir.display(), with_causes(e));
             }
         }
     }

@@ -520,8 +520,7 @@ pub async fn run_stored_with(
             if let Some(dup) = trees.iter().find(|t| !seen.insert(t.id.as_str())) {
                 return Err(mismatch(format!("tree id {} appears twice", dup.id)));
             }
-            store.create_eval_run(run)?;
-            store.add_eval_trees(&run.id, &jsons)?;
+            store.create_eval_run(run, &jsons)?;
         }
     }
     let mut prior: HashMap<String, HashMap<String, EvalAnswer>> = HashMap::new();

@@ -47,23 +47,42 @@ pub struct EvalAnswer {
 }
 
 impl Store {
-    /// Records a new run.
-    pub fn create_eval_run(&self, run: &EvalRun) -> Result<(), StoreError> {
-        self.conn
-            .execute(
-                "INSERT INTO eval_runs (id, subject, judge, text_only, seed, source)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    run.id,
-                    run.subject,
-                    run.judge,
-                    run.text_only,
-                    run.seed as i64,
-                    run.source
-                ],
-            )
-            .map(drop)
-            .map_err(|source| self.sql_error(source))
+    /// Records a new run with its trees, `(tree id, film, tree JSON)` in run order,
+    /// in one transaction: a run is never stored without its trees (a run killed
+    /// between the two could not be resumed: "exists with other trees").
+    pub fn create_eval_run(
+        &self,
+        run: &EvalRun,
+        trees: &[(String, String, String)],
+    ) -> Result<(), StoreError> {
+        let err = |source| self.sql_error(source);
+        let tx = self.conn.unchecked_transaction().map_err(err)?;
+        tx.execute(
+            "INSERT INTO eval_runs (id, subject, judge, text_only, seed, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                run.id,
+                run.subject,
+                run.judge,
+                run.text_only,
+                run.seed as i64,
+                run.source
+            ],
+        )
+        .map_err(err)?;
+        {
+            let mut stmt = tx
+                .prepare(
+                    "INSERT INTO eval_trees (run_id, tree_id, ord, film, tree_json)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .map_err(err)?;
+            for (ord, (tree_id, film, json)) in trees.iter().enumerate() {
+                stmt.execute(params![run.id, tree_id, ord as i64, film, json])
+                    .map_err(err)?;
+            }
+        }
+        tx.commit().map_err(err)
     }
 
     /// The run with this id.
@@ -98,29 +117,6 @@ impl Store {
             .map_err(|source| self.sql_error(source))?;
         rows.collect::<Result<_, _>>()
             .map_err(|source| self.sql_error(source))
-    }
-
-    /// Records the run's trees, `(tree id, film, tree JSON)` in run order, in one transaction.
-    pub fn add_eval_trees(
-        &self,
-        run_id: &str,
-        trees: &[(String, String, String)],
-    ) -> Result<(), StoreError> {
-        let err = |source| self.sql_error(source);
-        let tx = self.conn.unchecked_transaction().map_err(err)?;
-        {
-            let mut stmt = tx
-                .prepare(
-                    "INSERT INTO eval_trees (run_id, tree_id, ord, film, tree_json)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )
-                .map_err(err)?;
-            for (ord, (tree_id, film, json)) in trees.iter().enumerate() {
-                stmt.execute(params![run_id, tree_id, ord as i64, film, json])
-                    .map_err(err)?;
-            }
-        }
-        tx.commit().map_err(err)
     }
 
     /// The run's trees as JSON, in run order.
@@ -215,6 +211,29 @@ impl Store {
 mod tests {
     use super::*;
 
+    /// A run that could not store its trees is not stored either, so a resume
+    /// never finds a run without them (the SIGKILL test's "exists with other
+    /// trees" when a kill landed between two separate writes).
+    #[test]
+    fn a_run_is_stored_with_all_its_trees_or_not_at_all() {
+        let store = Store::open_in_memory().unwrap();
+        let run = EvalRun {
+            id: "r1".into(),
+            subject: "random".into(),
+            judge: None,
+            text_only: false,
+            seed: 0,
+            source: "t.jsonl".into(),
+        };
+        let twice = [
+            ("t1".into(), "f".into(), "{}".into()),
+            ("t1".into(), "f".into(), "{}".into()),
+        ];
+        assert!(store.create_eval_run(&run, &twice).is_err());
+        assert_eq!(store.eval_run("r1").unwrap(), None);
+        assert!(store.eval_trees("r1").unwrap().is_empty());
+    }
+
     #[test]
     fn runs_trees_and_answers_round_trip() {
         let store = Store::open_in_memory().unwrap();
@@ -226,18 +245,16 @@ mod tests {
             seed: u64::MAX,
             source: "trees/a.jsonl".into(),
         };
-        store.create_eval_run(&run).unwrap();
+        let trees = [
+            ("t2".into(), "f".into(), "{\"b\":1}".into()),
+            ("t1".into(), "f".into(), "{\"a\":1}".into()),
+        ];
+        store.create_eval_run(&run, &trees).unwrap();
         assert_eq!(store.eval_run("r1").unwrap(), Some(run.clone()));
-        assert!(store.create_eval_run(&run).is_err(), "ids are unique");
-        store
-            .add_eval_trees(
-                "r1",
-                &[
-                    ("t2".into(), "f".into(), "{\"b\":1}".into()),
-                    ("t1".into(), "f".into(), "{\"a\":1}".into()),
-                ],
-            )
-            .unwrap();
+        assert!(
+            store.create_eval_run(&run, &trees).is_err(),
+            "ids are unique"
+        );
         assert_eq!(
             store.eval_trees("r1").unwrap(),
             vec!["{\"b\":1}", "{\"a\":1}"]

@@ -49,14 +49,17 @@ mod tests {
             "the run must exist"
         );
         store
-            .create_eval_run(&EvalRun {
-                id: "r1".into(),
-                subject: "human".into(),
-                judge: None,
-                text_only: false,
-                seed: 0,
-                source: "t.jsonl".into(),
-            })
+            .create_eval_run(
+                &EvalRun {
+                    id: "r1".into(),
+                    subject: "human".into(),
+                    judge: None,
+                    text_only: false,
+                    seed: 0,
+                    source: "t.jsonl".into(),
+                },
+                &[],
+            )
             .unwrap();
         assert_eq!(store.eval_run_annotator("r1").unwrap(), None);
         assert_eq!(store.set_eval_run_annotator("r1", "ana").unwrap(), "ana");

@@ -247,9 +247,8 @@ fn run_session(
                 )
             })
             .collect();
-        store.create_eval_run(run).map_err(|e| e.to_string())?;
         store
-            .add_eval_trees(&run.id, &jsons)
+            .create_eval_run(run, &jsons)
             .map_err(|e| e.to_string())?;
     }
     let named = store

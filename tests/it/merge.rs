@@ -407,14 +407,17 @@ fn a_human_run_keeps_its_annotator_through_a_merge() {
     {
         let store = Store::open(&src).unwrap();
         store
-            .create_eval_run(&moviegraph::store::EvalRun {
-                id: "human-ana-1".into(),
-                subject: "human".into(),
-                judge: None,
-                text_only: false,
-                seed: 0,
-                source: "trees/t.jsonl".into(),
-            })
+            .create_eval_run(
+                &moviegraph::store::EvalRun {
+                    id: "human-ana-1".into(),
+                    subject: "human".into(),
+                    judge: None,
+                    text_only: false,
+                    seed: 0,
+                    source: "trees/t.jsonl".into(),
+                },
+                &[],
+            )
             .unwrap();
         store.set_eval_run_annotator("human-ana-1", "ana").unwrap();
     }
