@@ -449,6 +449,10 @@ async fn answer(
         reply_text(prompt.view.format, &chosen, &text),
     ));
     prompt.answer(&chosen, &text);
+    // The redirect acknowledges the answer: wait until the protocol has stored it
+    // and moved on (its next question or its end), so a walker killed right after
+    // the reply loses nothing the person was told was taken.
+    settle(session).await;
     back.into_response()
 }
 

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use moviegraph::store::Store;
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::walk::session::human_run_id;
 
@@ -282,8 +283,16 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
             );
         }
     }
+    // SIGKILL, no shutdown: every answer the walker acknowledged with its redirect is
+    // already stored (the reply used to go out before the store had it).
     drop(server);
     drop(explorer);
+    {
+        let trees = read_trees(&root.join("trees/tiny.jsonl")).unwrap();
+        let store = Store::open(&root.join("ws.db")).unwrap();
+        let ben = store.eval_answers(&human_run_id("ben", &trees)).unwrap();
+        assert_eq!(ben.len(), 3, "ben's three acknowledged answers are stored");
+    }
 
     // The stored runs: subject human, annotators named, scored by the eval code.
     let trees = read_trees(&root.join("trees/tiny.jsonl")).unwrap();
