@@ -366,7 +366,10 @@ fn stems(text: &str) -> BTreeSet<String> {
         .map(|w| {
             let mut stem = w.as_str();
             for end in ["ing", "ed", "es", "s"] {
-                if stem.len() >= end.len() + 3 {
+                // `jealous`, `glass`, `thus`, `this`: an s that is no plural.
+                let no_plural = end == "s"
+                    && (stem.ends_with("ss") || stem.ends_with("us") || stem.ends_with("is"));
+                if stem.len() >= end.len() + 3 && !no_plural {
                     if let Some(s) = stem.strip_suffix(end) {
                         stem = s;
                         break;

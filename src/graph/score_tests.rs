@@ -168,6 +168,10 @@ fn lexical_similarity_reads_past_endings_and_case() {
     let b = stems("quinton hiding a ring");
     assert_eq!(dice(&a, &b), 1.0, "{a:?} {b:?}");
     assert_eq!(dice(&stems("the"), &stems("a")), 0.0);
+    // An s that is no plural stays: `jealous` is `jealousy` less its y, not
+    // `jealou` (the gold's "she is jealous of Quinton" matched nothing).
+    assert_eq!(stems("jealous"), stems("jealousy"));
+    assert_eq!(stems("the glass"), stems("glasses"));
 }
 
 #[test]

@@ -561,7 +561,8 @@ impl<'g> Facts<'g> {
                 }
             }
             Ask::MindBefore { character, moment } => {
-                if kind != NodeKind::MentalState || option == moment {
+                if kind != NodeKind::MentalState || option == moment || !self.says_something(option)
+                {
                     return Unusable;
                 }
                 match self.holder(option) {
@@ -582,22 +583,61 @@ impl<'g> Facts<'g> {
         }
     }
 
-    /// Whether a state of ignorance — a false belief, or not knowing or not
-    /// believing something — may have ended by `moment`: the graph records
-    /// no end, and such states end when the truth comes out ("Quinton
-    /// doesn't know the ring has left the safe" no longer holds once he has
-    /// opened the empty safe), so one from more than a scene before is not
-    /// offered as held then.
+    /// Whether a state may no longer be held at `moment`: the graph records
+    /// no end to a state, so what the story lets end is left out rather than
+    /// offered as still held.
+    /// - A state of ignorance (a false belief, not knowing or not believing
+    ///   something) ends when the truth comes out ("Quinton doesn't know the
+    ///   ring has left the safe" no longer holds once he has opened the empty
+    ///   safe): one from more than a scene before, or one its holder has
+    ///   learned something since (a later knowledge or realization: Mara's
+    ///   "she has just saved her brother" after she understands in scene 11).
+    /// - Feelings, wishes, plans, pretences, suspicions and social goals pass
+    ///   or are carried out ("I'll come to you" is done by the last scene):
+    ///   one from more than a scene before.
+    /// - A belief or a known fact lasts.
     fn may_have_ended(&self, state: usize, moment: usize) -> bool {
         let node = self.node(state);
         let ignorance = matches!(
             node.attitude,
             Some(Attitude::Belief | Attitude::Knowledge | Attitude::Suspicion)
         ) && (node.truth == Some(false) || node.negated);
-        match (node.scene, self.node(moment).scene) {
-            (Some(held), Some(now)) => ignorance && now > held + 1,
-            _ => ignorance,
+        let lasting =
+            !ignorance && matches!(node.attitude, Some(Attitude::Belief | Attitude::Knowledge));
+        if ignorance && self.learned_since(state, moment) {
+            return true;
         }
+        match (node.scene, self.node(moment).scene) {
+            (Some(held), Some(now)) => !lasting && now > held + 1,
+            _ => !lasting,
+        }
+    }
+
+    /// Whether a state's words, read as an option, say something: two
+    /// content words or more (“I know” alone names nothing a reader could
+    /// pick for what it is).
+    fn says_something(&self, state: usize) -> bool {
+        crate::text::content_words(&self.content(state)).len() >= 2
+    }
+
+    /// Whether the holder of `state` comes to know something after it and
+    /// by `moment` (a knowledge or realization that is not itself a
+    /// not-knowing).
+    fn learned_since(&self, state: usize, moment: usize) -> bool {
+        let Some(holder) = self.holder(state) else {
+            return false;
+        };
+        let (from, to) = (self.order(state), self.order(moment));
+        self.held.get(&holder).is_some_and(|held| {
+            held.iter().any(|&k| {
+                let n = self.node(k);
+                k != state
+                    && n.attitude == Some(Attitude::Knowledge)
+                    && !n.negated
+                    && self.order(k) > from
+                    && self.order(k) <= to
+            })
+        })
     }
 
     /// Whether `from` can have influenced `to`: they share the scene or a

@@ -115,13 +115,25 @@ fn present(bw: &BlockWords, node: &Node) -> bool {
         .any(|w| !w.is_empty() && (bw.words.contains(&w) || bw.speakers.contains(&w)))
 }
 
-/// Whether the character is named in the quote or speaks the evidence element.
+/// Whether the character is named in the quote before any he/she (a name
+/// after the pronoun that opens a clause is its object: `He suspects Rory
+/// now` does not name its holder), or speaks the evidence element.
 fn named_in(ctx: &BlockContext<'_>, ev: &Evidence, who: &Node) -> bool {
     let names: Vec<String> = std::iter::once(&who.name)
         .chain(who.aliases.iter())
         .map(|n| first_word(n))
         .collect();
-    let quoted = words(&ev.quote, 0).iter().any(|w| {
+    let quote = words(&ev.quote, 0);
+    let before_pronoun = quote
+        .iter()
+        .position(|w| {
+            matches!(
+                w.text.to_lowercase().as_str(),
+                "he" | "she" | "he's" | "she's" | "he'd" | "she'd" | "he'll" | "she'll"
+            )
+        })
+        .unwrap_or(quote.len());
+    let quoted = quote[..before_pronoun].iter().any(|w| {
         names.contains(
             &w.text
                 .to_lowercase()

@@ -84,11 +84,83 @@ pub(super) fn only_one_on_stage(
             "{} is not the one on stage the pronoun can mean",
             who.name
         )),
-        many => Err(format!(
-            "the pronoun could mean {} characters on stage",
-            many.len()
-        )),
+        [] => Err(format!("nobody on stage fits the pronoun {}", who.name)),
+        many => {
+            // Several fit: the scene's focus decides — the subject of its
+            // latest action sentence that names one of them, else the one of
+            // them who spoke last in person.
+            let at = evidence
+                .iter()
+                .map(|ev| (ev.element, ev.start))
+                .max()
+                .unwrap_or((0, 0));
+            match focus(ctx, cast, many, at) {
+                Some(f) if f == who.id => Ok(()),
+                Some(f) => Err(format!(
+                    "the pronoun means {}, the scene's focus, not {}",
+                    cast.by_id(&f).map_or(f.as_str(), |m| m.display.as_str()),
+                    who.name
+                )),
+                None => Err(format!(
+                    "the pronoun could mean {} characters on stage, none in focus",
+                    many.len()
+                )),
+            }
+        }
     }
+}
+
+/// The character in focus just before `(element, char)`, among `options`:
+/// the first of them named in the latest action sentence that names any,
+/// else the latest of them to speak in person.
+fn focus(
+    ctx: &BlockContext<'_>,
+    cast: &Cast,
+    options: &[&String],
+    (element, at): (usize, usize),
+) -> Option<String> {
+    let [first, _] = ctx.block.elements;
+    let fits = |id: &str| options.iter().any(|o| o.as_str() == id);
+    for j in (first..=element).rev() {
+        let Some(el) = ctx.play.elements.get(j) else {
+            continue;
+        };
+        match el.kind {
+            ElementKind::Action => {
+                let spans = crate::graph::text::sentences(&el.text);
+                for s in spans.iter().rev() {
+                    if j == element && s.start >= at {
+                        continue;
+                    }
+                    let named = words(&s.text, 0)
+                        .iter()
+                        .filter_map(|w| cast.named(&w.text))
+                        .find(|m| fits(&m.id))
+                        .map(|m| m.id.clone());
+                    if named.is_some() {
+                        return named;
+                    }
+                }
+            }
+            ElementKind::Dialogue if j < element => {
+                let away = el.extension.as_deref().is_some_and(|x| {
+                    let x = x.to_uppercase();
+                    x.contains("V.O") || x.contains("O.S") || x.contains("O.C")
+                });
+                let speaker = el
+                    .speaker
+                    .as_deref()
+                    .and_then(|s| s.split_whitespace().next())
+                    .and_then(|f| cast.named(f))
+                    .filter(|m| fits(&m.id) && !away);
+                if let Some(m) = speaker {
+                    return Some(m.id.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A mental state contradicting one its holder already holds: same family,
@@ -163,10 +235,10 @@ mod tests {
         // Before Teo walks in, `He` can only be Quinton.
         assert_eq!(judged(action(0), "He tears the lining", "quinton"), Ok(()));
         assert!(judged(action(0), "He tears the lining", "teo").is_err());
-        // Once both are on stage, the stage alone cannot tell.
-        assert_eq!(
-            judged(action(1), "He says nothing", "teo"),
-            Err("the pronoun could mean 2 characters on stage".to_owned())
-        );
+        // Once both are on stage, the scene's focus tells: the subject of
+        // the latest sentence naming one of them ("He sees the torn lining"
+        // follows "TEO ducks in").
+        assert_eq!(judged(action(1), "He says nothing", "teo"), Ok(()));
+        assert!(judged(action(1), "He says nothing", "quinton").is_err());
     }
 }

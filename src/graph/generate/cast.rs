@@ -108,10 +108,48 @@ impl Cast {
 }
 
 /// Votes for each first name: the first gendered pronoun after the name in
-/// action sentences that start with it.
+/// action sentences that start with it, and the pronoun opening an action
+/// right after a character's line (`HOLLIS: Or she's cleverer than you.` /
+/// `He lifts a carriage clock…`: the one who just spoke goes on) — the
+/// weaker sign, counted only for a name the first never tells.
 fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
     let mut votes: BTreeMap<String, (u32, u32)> = BTreeMap::new();
-    for el in play.of_kind(ElementKind::Action) {
+    let mut after_lines: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    let mut last_speaker: Option<String> = None;
+    for el in &play.elements {
+        match el.kind {
+            ElementKind::Dialogue => {
+                last_speaker = el
+                    .speaker
+                    .as_deref()
+                    .and_then(|s| s.split_whitespace().next())
+                    .map(str::to_lowercase);
+                continue;
+            }
+            ElementKind::Action => {}
+            ElementKind::Parenthetical | ElementKind::Character => continue,
+            _ => {
+                last_speaker = None;
+                continue;
+            }
+        }
+        if let Some(speaker) = last_speaker.take() {
+            let opening = words(&el.text, 0)
+                .first()
+                .and_then(|w| pronoun_gender(&w.text.to_lowercase()))
+                .filter(|_| {
+                    words(&el.text, 0)
+                        .first()
+                        .is_some_and(|w| matches!(w.text.as_str(), "He" | "She"))
+                });
+            if let Some(g) = opening {
+                let v = after_lines.entry(speaker).or_default();
+                match g {
+                    Gender::Male => v.0 += 1,
+                    Gender::Female => v.1 += 1,
+                }
+            }
+        }
         for s in sentences(&el.text) {
             let ws = words(&s.text, 0);
             let Some(first) = ws.first() else { continue };
@@ -120,10 +158,33 @@ fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
             }
             let name = first.text.to_lowercase().replace('’', "'");
             let name = name.strip_suffix("'s").unwrap_or(&name).to_owned();
-            if let Some(g) = ws[1..]
-                .iter()
-                .find_map(|w| pronoun_gender(&w.text.to_lowercase()))
-            {
+            // A subject, a possessive or a reflexive tells the name's gender;
+            // an object is someone else (`Rory … lays the LOGBOOK in front of
+            // her`).
+            let telling = ws.iter().enumerate().skip(1).find_map(|(k, w)| {
+                let lower = w.text.to_lowercase();
+                let object = lower == "him"
+                    || lower == "her"
+                        && ws.get(k + 1).is_none_or(|next| {
+                            NOT_AFTER_POSSESSIVE.contains(&next.text.to_lowercase().as_str())
+                        });
+                // `RORY MORROW (31), her brother, climbs…`: an apposition's
+                // possessive is whoever he is the brother of.
+                let apposition = k > 0
+                    && ws.get(k + 1).is_some_and(|next| {
+                        crate::graph::generate::rules_roles(&next.text.to_lowercase())
+                    })
+                    && s.text
+                        .chars()
+                        .skip(ws[k - 1].end)
+                        .take(ws[k].start - ws[k - 1].end)
+                        .any(|c| c == ',');
+                if object || apposition {
+                    return None;
+                }
+                pronoun_gender(&lower)
+            });
+            if let Some(g) = telling {
                 let v = votes.entry(name).or_default();
                 match g {
                     Gender::Male => v.0 += 1,
@@ -131,6 +192,9 @@ fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
                 }
             }
         }
+    }
+    for (name, v) in after_lines {
+        votes.entry(name).or_insert(v);
     }
     votes
         .into_iter()
@@ -141,3 +205,81 @@ fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
         })
         .collect()
 }
+
+/// Words that do not follow a possessive: after `her`, they make it the
+/// object (`told her the truth`, `believes her and goes`).
+pub(crate) const NOT_AFTER_POSSESSIVE: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "to",
+    "in",
+    "on",
+    "at",
+    "for",
+    "with",
+    "that",
+    "this",
+    "and",
+    "but",
+    "or",
+    "again",
+    "now",
+    "back",
+    "up",
+    "down",
+    "out",
+    "off",
+    "away",
+    "too",
+    "so",
+    "if",
+    "when",
+    "because",
+    "before",
+    "after",
+    "as",
+    "about",
+    "from",
+    "into",
+    "by",
+    "is",
+    "was",
+    "what",
+    "how",
+    "why",
+    "where",
+    "who",
+    "it",
+    "him",
+    "her",
+    "them",
+    "me",
+    "you",
+    "go",
+    "know",
+    "myself",
+    "yourself",
+    "himself",
+    "herself",
+    "itself",
+    "ourselves",
+    "themselves",
+    "anything",
+    "something",
+    "everything",
+    "nothing",
+    "first",
+    "later",
+    "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+    "alone",
+    "here",
+    "there",
+    "once",
+    "twice",
+    "anyway",
+    "yet",
+];

@@ -5,3 +5,9 @@ pub mod cast;
 pub mod rules;
 
 pub use rules::RulesGenerator;
+
+/// Whether a lowercase word names what one person is to another (`sister`,
+/// `apprentice`).
+pub(crate) fn rules_roles(word: &str) -> bool {
+    rules::is_role(word)
+}

@@ -328,14 +328,16 @@ fn swap_name(rest: &str, name: &str, holder: Option<&str>) -> String {
     };
     let mut out = String::with_capacity(rest.len());
     let mut word = String::new();
-    // Quoted words are the film's own and stay as they are.
+    // Quoted words are the film's own and stay as they are, and so is what
+    // follows the colon ("sees: Quinton's hand slides…" is the film's line).
     let mut quoted = false;
+    let mut told = false;
     for c in rest.chars().chain(std::iter::once(' ')) {
         if c.is_alphanumeric() {
             word.push(c);
             continue;
         }
-        out.push_str(if word == name && !quoted {
+        out.push_str(if word == name && !quoted && !told {
             holder
         } else {
             &word
@@ -345,6 +347,7 @@ fn swap_name(rest: &str, name: &str, holder: Option<&str>) -> String {
             '“' => quoted = true,
             '”' => quoted = false,
             '"' => quoted = !quoted,
+            ':' => told = true,
             _ => {}
         }
         out.push(c);
@@ -389,5 +392,15 @@ mod tests {
             "wants the Maraschino cherries"
         );
         assert_eq!(swap_name("feels uneasy", "Mara", None), "feels uneasy");
+        // An action line after the colon is the film's too ("Quinton sees:
+        // June's hand slides into his pocket" misquoted the script).
+        assert_eq!(
+            swap_name(
+                "sees: Quinton's hand slides into his pocket",
+                "Quinton",
+                Some("June")
+            ),
+            "sees: Quinton's hand slides into his pocket"
+        );
     }
 }

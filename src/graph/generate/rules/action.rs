@@ -113,6 +113,7 @@ impl Extractor<'_, '_> {
             self.emotion_subject(i, s, &lower, &named);
             return;
         }
+        self.so_does(i, s, &ws, &lower);
         // Mental-state verbs.
         let narration = super::mental::Voice {
             speaker: None,
@@ -123,7 +124,11 @@ impl Extractor<'_, '_> {
         let Some(first) = ws.first() else { return };
         let subject = match self.cast.named(&first.text) {
             Some(m) => Some(m.id.clone()),
-            None if matches!(lower[0].as_str(), "he" | "she") => self.resolve(&lower[0], &[]),
+            None if matches!(lower[0].as_str(), "he" | "she") => {
+                let later = self.named_only_after(&ws, 0);
+                let later: Vec<&str> = later.iter().map(String::as_str).collect();
+                self.resolve(&lower[0], &later)
+            }
             None => None,
         };
         let Some(agent) = subject else { return };

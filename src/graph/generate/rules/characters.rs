@@ -18,6 +18,22 @@ impl Extractor<'_, '_> {
         self.recent.push(id.to_owned());
     }
 
+    /// The characters a sentence names only after word `at` (for a pronoun
+    /// at `at`, who it cannot mean).
+    pub(super) fn named_only_after(&self, ws: &[Span], at: usize) -> Vec<String> {
+        let named = |range: &[Span]| -> Vec<String> {
+            range
+                .iter()
+                .filter_map(|w| self.cast.named(&w.text).map(|m| m.id.clone()))
+                .collect()
+        };
+        let before = named(&ws[..at.min(ws.len())]);
+        named(&ws[(at + 1).min(ws.len())..])
+            .into_iter()
+            .filter(|id| !before.contains(id))
+            .collect()
+    }
+
     /// The most recent character of the pronoun's gender, not in `exclude`.
     pub(super) fn resolve(&self, pronoun: &str, exclude: &[&str]) -> Option<String> {
         let gender = pronoun_gender(pronoun)?;
@@ -113,8 +129,15 @@ impl Extractor<'_, '_> {
         let mut last = 0;
         let all = crate::graph::text::words(text, 0);
         for (n, w) in all.iter().enumerate() {
-            // `he'd done` is had, `I'd help` would.
-            let had = all.get(n + 1).is_some_and(|next| {
+            // `he'd done` is had, `I'd help` would; an adverb between says
+            // nothing (`I'd never open` would, `he'd never been` had).
+            let verb_after = all[n + 1..].iter().find(|next| {
+                !matches!(
+                    next.text.to_lowercase().as_str(),
+                    "never" | "already" | "just" | "not" | "ever" | "always" | "really"
+                )
+            });
+            let had = verb_after.is_some_and(|next| {
                 let x = next.text.to_lowercase();
                 x.ends_with("ed")
                     || matches!(
@@ -133,9 +156,6 @@ impl Extractor<'_, '_> {
                             | "found"
                             | "left"
                             | "got"
-                            | "never"
-                            | "already"
-                            | "just"
                     )
             });
             let lower = w.text.to_lowercase().replace('’', "'");
@@ -148,7 +168,17 @@ impl Extractor<'_, '_> {
                 "you" | "your" | "yourself" | "yours" => addressee.map(str::to_owned),
                 "he" | "she" | "him" | "her" | "his" | "himself" | "herself" => {
                     let g = pronoun_gender(&base);
-                    if g.is_some() && g == holder_gender && speaker != Some(holder) {
+                    // A name the text itself gives before the pronoun comes
+                    // first (`Quinton's hand slides into his pocket`).
+                    let named_here = all[..n]
+                        .iter()
+                        .rev()
+                        .filter_map(|w| self.cast.named(&w.text))
+                        .find(|m| m.gender.is_none_or(|mg| Some(mg) == g))
+                        .map(|m| m.id.clone());
+                    if named_here.is_some() {
+                        named_here
+                    } else if g.is_some() && g == holder_gender && speaker != Some(holder) {
                         Some(holder.to_owned())
                     } else {
                         self.resolve(&base, &exclude)
@@ -163,7 +193,21 @@ impl Extractor<'_, '_> {
             if name.is_empty() {
                 continue;
             }
-            let possessive = matches!(base.as_str(), "my" | "your" | "his" | "mine" | "yours");
+            // `her` before a noun is hers (`saved her brother`); before a
+            // function word or at the end it is her (`believes her`, `told
+            // her the truth`).
+            let her_possessive = base == "her"
+                && all.get(n + 1).is_some_and(|next| {
+                    let x = next.text.to_lowercase();
+                    !crate::graph::generate::cast::NOT_AFTER_POSSESSIVE.contains(&x.as_str())
+                        && text[..]
+                            .chars()
+                            .skip(w.end)
+                            .take(next.start - w.end)
+                            .all(char::is_whitespace)
+                });
+            let possessive =
+                matches!(base.as_str(), "my" | "your" | "his" | "mine" | "yours") || her_possessive;
             let spelled = match tail.as_deref() {
                 Some("m") => format!("{name} is"),
                 Some("re") => format!("{name} is"),

@@ -98,11 +98,16 @@ impl Extractor<'_, '_> {
         if found.content >= ws.len() {
             return;
         }
-        let content = char_slice(
+        let mut content = char_slice(
             &s.text,
             ws[found.content].start - s.start,
             ws[ws.len() - 1].end - s.start,
         );
+        // `I'm giving it to Quinton. Tomorrow, before the dealer comes.`:
+        // a fragment that only says when belongs to the plan.
+        if let Some(when) = self.when_fragment(i, s) {
+            content = format!("{content}, {when}");
+        }
         if content_words(&content).is_empty() {
             return;
         }
@@ -138,6 +143,31 @@ impl Extractor<'_, '_> {
             order: (i, ws[found.at].start),
             evidence: ev,
         });
+    }
+}
+
+impl Extractor<'_, '_> {
+    /// The sentence after `s` in its element when it is a fragment that
+    /// only says when (`Tomorrow, before the dealer comes.`).
+    fn when_fragment(&self, i: usize, s: &Span) -> Option<String> {
+        let el = self.ctx.play.elements.get(i)?;
+        let next = crate::graph::text::sentences(&el.text)
+            .into_iter()
+            .find(|p| p.start >= s.end)?;
+        let first = crate::graph::text::words(&next.text, 0)
+            .into_iter()
+            .next()?
+            .text
+            .to_lowercase();
+        let when = FUTURE_WORDS.contains(&first.as_str())
+            || matches!(first.as_str(), "before" | "after" | "until" | "by" | "at");
+        when.then(|| {
+            next.text
+                .trim()
+                .trim_end_matches(['.', '!', ';'])
+                .trim()
+                .to_owned()
+        })
     }
 }
 

@@ -58,6 +58,10 @@ impl Extractor<'_, '_> {
             return id;
         }
         node.blocks = vec![self.block];
+        let others = self.pronoun_readings(&node);
+        if !others.is_empty() {
+            self.readings.push((id.clone(), others));
+        }
         self.node_index.insert(id.clone(), self.items.len());
         self.items.push((Item::Node(node), reason.to_owned()));
         id

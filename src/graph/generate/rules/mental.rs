@@ -20,9 +20,12 @@
 //!   what was said or shown just before; a state with no content word is not
 //!   proposed.
 
+use super::ellipsis;
 use super::lexicon::{is_negation, mental_cue, ADVERBS, ANAPHORS, VERB_AUXILIARIES};
 use super::{Extractor, MentalRec};
+use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
+use crate::graph::text::words;
 use crate::graph::text::{char_slice, gloss, sentences, Span};
 use crate::text::content_words;
 
@@ -97,10 +100,12 @@ impl Extractor<'_, '_> {
             let Some(found) = self.clause_state(i, s, ws, lower, voice, a, b, &previous) else {
                 continue;
             };
-            previous = Some((
-                found.subject.clone(),
-                clause_text(s, ws, found.verb, found.to),
-            ));
+            previous = (!found.subject.is_empty()).then(|| {
+                (
+                    found.subject.clone(),
+                    clause_text(s, ws, found.verb, found.to),
+                )
+            });
             let verb = found.verb;
             let mut inner_id = None;
             // A narrated `knows` asserts the mental clause it contains.
@@ -170,8 +175,14 @@ impl Extractor<'_, '_> {
             ),
             None => (previous.clone().map(|p| p.0), true),
             Some(_) => {
-                let exclude: Vec<&str> = speaker.into_iter().collect();
                 let subj = subject?;
+                // A pronoun means someone named before it, not the object
+                // the sentence names after it (`He suspects Rory now`).
+                let later = self.named_only_after(ws, subj);
+                let exclude: Vec<&str> = speaker
+                    .into_iter()
+                    .chain(later.iter().map(String::as_str))
+                    .collect();
                 (
                     self.person(ws, lower, subj, speaker, voice.addressee, &exclude),
                     voice.narrated(),
@@ -181,22 +192,63 @@ impl Extractor<'_, '_> {
         if cue.witnessed && (subject_word != Some("i") || voice.narrated()) {
             return None;
         }
-        let person = person?;
-        let from = if coordinated { j } else { subject.unwrap_or(a) };
+        let person = match person {
+            Some(p) => p,
+            // A line's report of someone no character of the block is (the
+            // dead father's "And he knew I would"): still the speaker's belief.
+            None if !own
+                && speaker.is_some()
+                && matches!(subject_word, Some("he" | "she" | "they")) =>
+            {
+                String::new()
+            }
+            None => return None,
+        };
+        // A coordinated verb's quote keeps the clause's opening, where its
+        // subject is (`She looks at the ring … and realizes: …`).
+        let from = match (coordinated, previous) {
+            // `Quinton sees the ring …, and realizes`: the subject opens the
+            // sentence, and the quote must reach it.
+            (true, None) => 0,
+            (true, Some(_)) => a,
+            (false, _) => subject.unwrap_or(a),
+        };
         let c = cue.content;
         let mut content = if c < b {
             clause_text(s, ws, c, b)
         } else {
             String::new()
         };
-        // A narrated verb with nothing after it (`…, and realizes.`) leaves
-        // its content to the picture: nothing the words can state.
+        // A narrated verb with nothing after it (`Quinton sees the ring on
+        // her finger, and realizes.`) is told by the holder's own next line
+        // (`You took it out.`); with no such line, the picture keeps it.
         if c >= b && voice.narrated() {
-            return None;
+            if cue.attitude != Attitude::Knowledge {
+                return None;
+            }
+            // Whom the line answers: the one the sentence looks at (`the ring
+            // on her finger`), else the line's own addressee.
+            let looked_at = (0..b).find_map(|w| {
+                self.person(ws, lower, w, None, None, &[&person])
+                    .filter(|p| p != &person)
+            });
+            content = self.next_line_of(i, &person, looked_at)?;
+        }
+        // `She doesn't know what it means`: what was just shown means (past
+        // a `June sees it.` that only points at it too).
+        if points_back(&content) {
+            if let Some(shown) = self.shown_before(i, s) {
+                content = format!("what {shown} means");
+            }
         }
         if is_anaphor(&content) {
             // `He doesn't believe it`, `I know.`: what was just said or shown.
-            if matches!(cue.attitude, Attitude::Belief | Attitude::Knowledge) && !cue.mistaken {
+            // A line's `She knows.` of another's mind says what she knows
+            // nowhere the words reach.
+            if matches!(cue.attitude, Attitude::Belief | Attitude::Knowledge)
+                && !cue.mistaken
+                && own
+            {
                 content = self.antecedent(i, s).unwrap_or_default();
             } else {
                 content.clear();
@@ -217,10 +269,16 @@ impl Extractor<'_, '_> {
                 liar_belief = Some(liar);
             }
         }
-        // `pretends he doesn't`: the previous clause's predicate, negated.
-        if let Some((_, predicate)) = previous {
-            if lower[..b].last().is_some_and(|w| is_negation(w)) && c < b {
-                content = format!("{content} {predicate}");
+        // A clause that stops at its auxiliary (`pretends he doesn't`, `Teo
+        // suspects he didn't`, `And he knew I would`) means the verb phrase
+        // of a clause before it.
+        let mut elided = None;
+        if c < b {
+            if let Some(aux) = ellipsis::ends_elided(&lower[c..b]) {
+                elided = self.elided(i, s, ws, lower, c, voice, previous, aux);
+                if let Some((subject, phrase)) = &elided {
+                    content = with_elided(&content, subject.as_deref(), phrase);
+                }
             }
         }
         if !has_content(&content) {
@@ -228,14 +286,17 @@ impl Extractor<'_, '_> {
         }
         if !own {
             // A line's report of another's mind: the speaker's belief.
-            let report = clause_text(s, ws, from, b);
+            let mut report = clause_text(s, ws, from, b);
+            if let Some((_, phrase)) = &elided {
+                report = format!("{report} {phrase}");
+            }
             return Some(Found {
                 holder: speaker?.to_owned(),
                 subject: person.clone(),
                 attitude: Attitude::Belief,
                 negated: false,
                 truth: None,
-                about: Some(person),
+                about: (!person.is_empty()).then_some(person),
                 content: report,
                 from,
                 to: b,
@@ -403,6 +464,177 @@ impl Extractor<'_, '_> {
         id
     }
 
+    /// The verb phrase an elided clause at word `c` means (see
+    /// [`ellipsis`]): the previous clause of the sentence, else a clause of
+    /// the sentence before; with the person its subject names when the
+    /// elided clause's subject is a he/she that parallels it.
+    #[allow(clippy::too_many_arguments)]
+    fn elided(
+        &self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        c: usize,
+        voice: Voice<'_>,
+        previous: &Option<(String, String)>,
+        aux: ellipsis::Aux,
+    ) -> Option<(Option<String>, String)> {
+        if let Some((_, predicate)) = previous {
+            let phrase = if matches!(aux, ellipsis::Aux::Be | ellipsis::Aux::Have) {
+                predicate.clone()
+            } else {
+                ellipsis::base_phrase(predicate)
+            };
+            return Some((None, phrase));
+        }
+        let (text, its_speaker, its_addressee) = self.sentence_before(i, s)?;
+        let before = words(&text, 0);
+        let before_lower: Vec<String> = before
+            .iter()
+            .map(|w| w.text.to_lowercase().replace('’', "'"))
+            .collect();
+        let is_name = |k: usize| self.cast.named(&before[k].text).is_some();
+        let candidates = ellipsis::antecedents(&text, &is_name);
+        // Who a candidate's subject is, read where it was written: a name;
+        // `I` its speaker; he/she the nearest name before it that fits.
+        let who = |a: &ellipsis::Antecedent| -> Option<String> {
+            let base = before_lower[a.at].split('\'').next().unwrap_or_default();
+            match base {
+                "i" => its_speaker.clone(),
+                "you" | "we" | "they" => None,
+                "he" | "she" => {
+                    let gender = pronoun_gender(base);
+                    (0..a.at)
+                        .rev()
+                        .filter_map(|k| self.cast.named(&before[k].text))
+                        .find(|m| m.gender.is_none_or(|g| Some(g) == gender))
+                        .map(|m| m.id.clone())
+                        .or_else(|| {
+                            // Not whoever speaks or is spoken to there.
+                            let away: Vec<&str> = its_speaker
+                                .iter()
+                                .chain(&its_addressee)
+                                .map(String::as_str)
+                                .collect();
+                            self.resolve(base, &away)
+                        })
+                }
+                _ => self.cast.named(&before[a.at].text).map(|m| m.id.clone()),
+            }
+        };
+        let subject_word = lower[c].split('\'').next().unwrap_or_default().to_owned();
+        let third_person = matches!(subject_word.as_str(), "he" | "she");
+        let person = self.person(ws, lower, c, voice.speaker, voice.addressee, &[]);
+        let same = |a: &ellipsis::Antecedent| {
+            let base = before_lower[a.at].split('\'').next().unwrap_or_default();
+            (third_person && base == subject_word)
+                || (person.is_some() && who(a) == person && !third_person)
+        };
+        let (chosen, phrase) = ellipsis::resolve(aux, &candidates, &same)?;
+        let subject = if third_person {
+            who(&chosen).map(|id| {
+                self.display(&id)
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+        } else {
+            None
+        };
+        Some((subject, phrase))
+    }
+
+    /// The first sentence of `who`'s next line when it follows element `i`
+    /// with nothing but its cue and parenthetical between, spelled out in
+    /// its own voice to `addressee` (`You took it out.` → `Mara took it
+    /// out`).
+    fn next_line_of(&self, i: usize, who: &str, addressee: Option<String>) -> Option<String> {
+        let [_, last] = self.ctx.block.elements;
+        let line = (i + 1..=last)
+            .map(|j| (j, &self.ctx.play.elements[j]))
+            .find(|(_, e)| {
+                !matches!(
+                    e.kind,
+                    crate::screenplay::ElementKind::Character
+                        | crate::screenplay::ElementKind::Parenthetical
+                )
+            })
+            .filter(|(_, e)| e.kind == crate::screenplay::ElementKind::Dialogue)?;
+        let (j, e) = line;
+        if self.speaker_at(j).as_deref() != Some(who) {
+            return None;
+        }
+        let first = sentences(&e.text).into_iter().next()?;
+        if first.text.trim_end().ends_with('?') {
+            return None;
+        }
+        let addressee = addressee.or_else(|| self.addressee(j, who));
+        Some(trim_clause(&self.spell_out(
+            &first.text,
+            Some(who),
+            addressee.as_deref(),
+            who,
+        )))
+    }
+
+    /// The sentence before this one in its element, else the block's
+    /// previous line or action's last sentence, with who speaks it.
+    fn sentence_before(
+        &self,
+        i: usize,
+        s: &Span,
+    ) -> Option<(String, Option<String>, Option<String>)> {
+        let voice = |j: usize| {
+            let speaker = self.speaker_at(j);
+            let addressee = speaker.as_deref().and_then(|sp| self.addressee(j, sp));
+            (speaker, addressee)
+        };
+        let el = self.ctx.play.elements.get(i)?;
+        if let Some(prev) = sentences(&el.text).into_iter().rfind(|p| p.end <= s.start) {
+            let (speaker, addressee) = voice(i);
+            return Some((prev.text, speaker, addressee));
+        }
+        let [first, _] = self.ctx.block.elements;
+        (first..i).rev().find_map(|j| {
+            let e = &self.ctx.play.elements[j];
+            matches!(
+                e.kind,
+                crate::screenplay::ElementKind::Dialogue | crate::screenplay::ElementKind::Action
+            )
+            .then(|| {
+                let last = sentences(&e.text).into_iter().next_back()?;
+                let (speaker, addressee) = voice(j);
+                Some((last.text, speaker, addressee))
+            })
+            .flatten()
+        })
+    }
+
+    /// The latest sentence of the element before `s` that shows something
+    /// itself, passing over sentences that only point at what came before
+    /// (`June sees it.`, `He notices.`).
+    fn shown_before(&self, i: usize, s: &Span) -> Option<String> {
+        let el = self.ctx.play.elements.get(i)?;
+        let pointing = |text: &str| {
+            let ws: Vec<String> = words(text, 0)
+                .iter()
+                .map(|w| w.text.to_lowercase())
+                .collect();
+            ws.len() <= 3
+                && ws
+                    .iter()
+                    .any(|w| super::lexicon::PERCEIVE_VERBS.contains(&w.as_str()))
+        };
+        sentences(&el.text)
+            .into_iter()
+            .filter(|p| p.end <= s.start)
+            .rfind(|p| !pointing(&p.text))
+            .map(|p| trim_clause(&p.text))
+            .or_else(|| self.antecedent(i, s))
+    }
+
     /// What a pronoun object refers back to: the sentence before in the
     /// element, else the block's previous line or action.
     pub(super) fn antecedent(&self, i: usize, s: &Span) -> Option<String> {
@@ -471,6 +703,19 @@ impl Extractor<'_, '_> {
     }
 }
 
+/// An elided clause's words with the phrase it means after them, its
+/// he/she replaced by the person the parallel clause names.
+fn with_elided(content: &str, subject: Option<&str>, phrase: &str) -> String {
+    let content = match subject {
+        Some(name) => match content.split_once(' ') {
+            Some((_, rest)) => format!("{name} {rest}"),
+            None => name.to_owned(),
+        },
+        None => content.to_owned(),
+    };
+    format!("{content} {phrase}")
+}
+
 /// Words `[a, b)` of a sentence as written, trimmed of end punctuation.
 fn clause_text(s: &Span, ws: &[Span], a: usize, b: usize) -> String {
     if a >= b {
@@ -534,6 +779,27 @@ fn has_content(content: &str) -> bool {
     content_words(content)
         .iter()
         .any(|w| !STUBS.contains(&w.as_str()) && !LIGHT.contains(&w.as_str()))
+}
+
+/// Whether a content only asks what the thing just shown means (`what it
+/// means`, `what that meant`).
+fn points_back(content: &str) -> bool {
+    let ws: Vec<String> = content
+        .split_whitespace()
+        .map(|w| {
+            w.to_lowercase()
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_owned()
+        })
+        .collect();
+    matches!(
+        ws.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
+        [
+            "what",
+            "it" | "this" | "that",
+            "means" | "meant" | "is" | "was"
+        ]
+    )
 }
 
 /// Whether a content is only a word pointing back (`it`, `so`, `this`) or

@@ -49,11 +49,13 @@ mod action;
 mod characters;
 mod commitments;
 mod dialogue;
+mod ellipsis;
 mod events;
 mod evidence;
 mod lexicon;
 mod links;
 mod mental;
+mod readings;
 mod social;
 
 use std::collections::BTreeMap;
@@ -63,6 +65,11 @@ use crate::graph::schema::*;
 use crate::graph::text::{sentences, title_case};
 use crate::graph::{BlockContext, Generator, GraphError, Proposal};
 use crate::screenplay::ElementKind;
+
+/// Whether a lowercase word names what one person is to another.
+pub(crate) fn is_role(word: &str) -> bool {
+    lexicon::ROLES.contains(&word)
+}
 
 /// The lexical baseline generator (`rules` backend).
 #[derive(Debug, Clone, Copy, Default)]
@@ -113,6 +120,9 @@ struct Extractor<'c, 'a> {
     speakers: Vec<(usize, String)>,
     /// Whether the current line is a recording (a voicemail greeting).
     recorded: bool,
+    /// Narrated events and states whose pronoun several characters in the
+    /// block fit: (node id, the other characters it can mean).
+    readings: Vec<(String, Vec<String>)>,
 }
 
 impl<'c, 'a> Extractor<'c, 'a> {
@@ -150,6 +160,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
             lies: BTreeMap::new(),
             speakers,
             recorded: false,
+            readings: Vec::new(),
         }
     }
 
@@ -199,6 +210,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
             }
         }
         self.link();
+        self.other_readings();
         Proposal {
             items: self.items,
             dropped: Vec::new(),

@@ -307,3 +307,239 @@ fn a_narrated_realization_with_nothing_after_it_states_nothing() {
         "{knowing:#?}"
     );
 }
+
+/// Each candidate of a one-block script with the two rules auditors'
+/// votes: (candidate, grounding's accept, schema-time's accept).
+fn audited(script: &str) -> Vec<(Candidate, bool, bool)> {
+    use crate::graph::audit::{GroundingAuditor, SchemaTimeAuditor};
+    use crate::graph::Auditor;
+    let one = OneBlock::parse(script);
+    let ctx = one.ctx();
+    let p = RulesGenerator.generate(&ctx).unwrap();
+    let batch: Vec<Candidate> = p
+        .items
+        .into_iter()
+        .map(|(item, reason)| Candidate {
+            id: Candidate::make_id(item.id(), 0),
+            block: 0,
+            item,
+            reason,
+            status: Status::Candidate,
+            votes: Vec::new(),
+        })
+        .collect();
+    let quote = GroundingAuditor.audit(&ctx, &batch).unwrap();
+    let scene = SchemaTimeAuditor.audit(&ctx, &batch).unwrap();
+    batch
+        .into_iter()
+        .zip(quote.iter().zip(&scene))
+        .map(|(c, (q, s))| (c, q.accept, s.accept))
+        .collect()
+}
+
+fn holder_of(c: &Candidate) -> Option<&str> {
+    match &c.item {
+        Item::Node(n) => n.holder.as_deref().or(n.agent.as_deref()),
+        Item::Edge(_) => None,
+    }
+}
+
+#[test]
+fn a_pronoun_several_characters_fit_is_proposed_per_reading_and_the_auditors_agree_on_one() {
+    // "He notices." after Teo walks in: Quinton is on stage too. The
+    // generator proposes both readings; each auditor, by its own route
+    // (the nearest antecedent; the scene's focus), keeps Teo's.
+    let script = "INT. BOAT - NIGHT\n\n\
+        QUINTON (34) lifts his father's coat.\n\n\
+        TEO (O.S.)\nWho's aboard?\n\n\
+        TEO (67) ducks in, his torch up. Teo's eyes find the torn lining. He notices.\n\n\
+        QUINTON\nOld charts.\n";
+    let all = audited(script);
+    let notices: Vec<&(Candidate, bool, bool)> = all
+        .iter()
+        .filter(|(c, _, _)| {
+            matches!(&c.item, Item::Node(n) if n.kind == NodeKind::MentalState
+                && n.evidence.iter().any(|e| e.quote == "He notices."))
+        })
+        .collect();
+    let readings: Vec<(Option<&str>, bool, bool)> = notices
+        .iter()
+        .map(|(c, q, s)| (holder_of(c), *q, *s))
+        .collect();
+    assert!(
+        readings.contains(&(Some("character:teo"), true, true)),
+        "{readings:?}"
+    );
+    assert!(
+        readings.contains(&(Some("character:quinton"), false, false)),
+        "{readings:?}"
+    );
+}
+
+#[test]
+fn a_pronoun_means_someone_named_before_it_not_the_object_after_it() {
+    // "He suspects Rory now": not Rory; and a quote naming Rory after the
+    // pronoun does not ground Rory as the holder.
+    let script = "INT. OFFICE - DAY\n\n\
+        ROSS (50) reads, his glasses low.\n\n\
+        ROSS\nSit.\n\n\
+        RORY (31) waits, his cap in his hands.\n\n\
+        RORY\nI was at the Anchor.\n\n\
+        Ross sets down his pen. He suspects Rory now.\n";
+    let all = audited(script);
+    let suspicion: Vec<(Option<&str>, bool, bool)> = all
+        .iter()
+        .filter(
+            |(c, _, _)| matches!(&c.item, Item::Node(n) if n.attitude == Some(Attitude::Suspicion)),
+        )
+        .map(|(c, q, s)| (holder_of(c), *q, *s))
+        .collect();
+    assert_eq!(
+        suspicion,
+        vec![(Some("character:ross"), true, true)],
+        "{suspicion:?}"
+    );
+}
+
+#[test]
+fn an_elided_verb_phrase_is_the_parallel_clause_before_it() {
+    let script = "INT. BOAT - NIGHT\n\n\
+        QUINTON (34) holds his fist shut.\n\n\
+        QUINTON\nOld charts.\n\n\
+        TEO (67) lifts his torch.\n\n\
+        TEO\nThe boat's yours now.\n\n\
+        Quinton thinks he got away with it. Teo suspects he didn't.\n";
+    let (_, p) = proposal(script);
+    let s = states(&p)
+        .into_iter()
+        .find(|n| n.attitude == Some(Attitude::Suspicion))
+        .expect("Teo's suspicion");
+    assert_eq!(s.holder.as_deref(), Some("character:teo"));
+    assert_eq!(
+        s.content.as_deref(),
+        Some("Quinton didn't get away with it")
+    );
+    // A line's `And he knew I would`, of someone no character is: the
+    // speaker's belief, the phrase from the line before.
+    let script = "INT. SHOP - DAWN\n\n\
+        MARA (41) and QUINTON (34) sit, her hand on his.\n\n\
+        MARA\nHe knew I'd never open it alone.\n\n\
+        QUINTON\nAnd he knew I would.\n";
+    let (_, p) = proposal(script);
+    let q = states(&p)
+        .into_iter()
+        .find(|n| n.holder.as_deref() == Some("character:quinton"))
+        .expect("Quinton's belief");
+    assert_eq!(
+        q.content.as_deref(),
+        Some("he knew Quinton would open it alone"),
+        "{q:?}"
+    );
+    let m = states(&p)
+        .into_iter()
+        .find(|n| n.holder.as_deref() == Some("character:mara"))
+        .expect("Mara's belief");
+    assert!(
+        m.content
+            .as_deref()
+            .unwrap()
+            .contains("Mara would never open"),
+        "{m:?}"
+    );
+}
+
+#[test]
+fn hearing_a_feeling_is_knowing_it_and_so_does_shares_it() {
+    let script = "INT. WORKSHOP - DAY\n\n\
+        ANNA SMITH (30) sorts tools.\n\n\
+        JUNE\nYou could ask him.\n\n\
+        ANNA\n(bitter)\nHe got the boat.\n\n\
+        June hears the jealousy. So does Anna, a second too late.\n";
+    let (_, p) = proposal(script);
+    let bitter = states(&p)
+        .into_iter()
+        .find(|n| n.attitude == Some(Attitude::Emotion))
+        .expect("Anna's bitterness")
+        .id
+        .clone();
+    let knowing: Vec<&Node> = states(&p)
+        .into_iter()
+        .filter(|n| n.attitude == Some(Attitude::Knowledge))
+        .collect();
+    for who in ["character:june", "character:anna"] {
+        let k = knowing
+            .iter()
+            .find(|n| n.holder.as_deref() == Some(who))
+            .unwrap_or_else(|| panic!("{who} knows: {knowing:#?}"));
+        assert_eq!(k.content.as_deref(), Some("Anna feels jealousy"));
+        assert_eq!(k.target.as_deref(), Some(bitter.as_str()));
+    }
+}
+
+#[test]
+fn a_realization_told_by_the_holders_next_line_has_that_line_as_content() {
+    let script = "INT. SHOP - NIGHT\n\nANNA SMITH (30) and BEN COLE (40) stand by the SAFE.\n\n\
+        ANNA\nIt's worth more than he owes.\n\n\
+        BEN\nWhere's my ring?\n\n\
+        Ben sees the ring on her finger, and realizes.\n\n\
+        BEN\nYou took it out. You weren't setting me up.\n";
+    let (_, p) = proposal(script);
+    let k = states(&p)
+        .into_iter()
+        .find(|n| n.attitude == Some(Attitude::Knowledge))
+        .expect("Ben's realization");
+    assert_eq!(k.holder.as_deref(), Some("character:ben"));
+    // Said to the one the sentence looks at, whoever spoke last.
+    assert_eq!(k.content.as_deref(), Some("Anna took it out"));
+    assert!(k.evidence[0].quote.starts_with("Ben sees"), "{k:?}");
+}
+
+#[test]
+fn not_knowing_what_it_means_is_about_what_was_just_shown() {
+    let script = "INT. SHOP - DAY\n\nANNA SMITH (30) counts.\n\nANNA\nI know.\n\nBEN\nPeace offering.\n\n\
+        Ben's hand closes around something in his pocket. Anna sees it. She doesn't know what it means.\n";
+    let (_, p) = proposal(script);
+    let k = states(&p)
+        .into_iter()
+        .find(|n| n.attitude == Some(Attitude::Knowledge) && n.negated)
+        .expect("a not-knowing");
+    assert!(
+        k.content.as_deref()
+            == Some("what Ben's hand closes around something in Ben's pocket means"),
+        "{k:?}"
+    );
+}
+
+#[test]
+fn a_plan_keeps_the_fragment_that_says_when() {
+    let script =
+        "INT. SHOP - EVENING\n\nANNA SMITH (30) and JUNE (24) close up.\n\nJUNE\nClosed.\n\n\
+        ANNA\nI'm giving it to Ben. Tomorrow, before the dealer comes.\n";
+    let (_, p) = proposal(script);
+    let i = states(&p)
+        .into_iter()
+        .find(|n| n.attitude == Some(Attitude::Intention))
+        .expect("a plan");
+    assert_eq!(
+        i.content.as_deref(),
+        Some("giving it to Ben, Tomorrow, before the dealer comes")
+    );
+}
+
+#[test]
+fn a_gender_is_learned_from_subjects_and_possessives_not_objects_or_appositions() {
+    use crate::graph::generate::cast::{Cast, Gender};
+    let script = "INT. LAMP ROOM - NIGHT\n\n\
+        NELL (38) runs a finger along her shelf.\n\n\
+        NELL\nRory!\n\n\
+        RORY (31), her brother, climbs in. Rory lays the book in front of her.\n\n\
+        RORY\nWhich book?\n\n\
+        He shrugs.\n";
+    let one = OneBlock::parse(script);
+    let cast = Cast::new(&one.ctx());
+    let gender = |id: &str| cast.by_id(id).and_then(|m| m.gender);
+    assert_eq!(gender("character:nell"), Some(Gender::Female));
+    // Not `her brother` (Nell's), not `in front of her` (Nell): the `He`
+    // that opens the action after his line.
+    assert_eq!(gender("character:rory"), Some(Gender::Male));
+}
