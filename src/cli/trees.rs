@@ -216,6 +216,17 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     for p in &out.problems {
         let _ = writeln!(report, "{p}");
     }
+    // Why questions were not written, most common first (`-v`).
+    let mut why: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for r in &out.rejected {
+        let reason = r.reason.split(':').take(2).collect::<Vec<_>>().join(":");
+        *why.entry(reason).or_default() += 1;
+    }
+    let mut why: Vec<(String, usize)> = why.into_iter().collect();
+    why.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (reason, n) in why {
+        tracing::debug!("{n} questions not written: {reason}");
+    }
     let path = a.out.join(format!("{slug}.jsonl"));
     save_trees_with(&path, Some(&out.provenance), &out.trees)?;
     let _ = writeln!(

@@ -567,21 +567,18 @@ fn a_false_belief_from_scenes_before_is_not_offered_as_still_held() {
 }
 
 #[test]
-fn a_passing_state_from_scenes_before_or_an_ignorance_since_corrected_is_not_offered_as_held() {
-    // "By this point (the last scene), which of these is on Hollis's mind?"
-    // had the gold "I'll come to you" (scene 9), a plan long carried out; and
-    // "Mara believes she has just saved her brother" was offered as held just
-    // after she understood what had happened.
-    let with = |attitude: Attitude, truth: Option<bool>, now: usize, learned_at: Option<usize>| {
+fn an_ignorance_its_holder_has_learned_something_since_is_not_offered_as_held() {
+    // "Mara believes she has just saved her brother" was offered as held
+    // just after she understood what had happened (the next scene).
+    let with = |truth: Option<bool>, learned_at: Option<usize>| {
         let mut g = graph();
         for n in &mut g.nodes {
             match n.id.as_str() {
                 "mental_state:m1" => {
                     n.scene = Some(1);
-                    n.attitude = Some(attitude);
                     n.truth = truth;
                 }
-                "event:e3" => n.scene = Some(now),
+                "event:e3" => n.scene = Some(2),
                 _ => {}
             }
         }
@@ -609,27 +606,11 @@ fn a_passing_state_from_scenes_before_or_an_ignorance_since_corrected_is_not_off
         };
         f.classify(&ask, f.index_of("mental_state:m1").unwrap())
     };
-    // Two scenes before: a feeling, a wish, a plan may have passed; what she
-    // believes or knows lasts.
-    for passing in [Attitude::Emotion, Attitude::Desire, Attitude::Intention] {
-        assert_eq!(
-            with(passing, None, 3, None),
-            Verdict::Unusable,
-            "{passing:?}"
-        );
-        assert_eq!(with(passing, None, 2, None), Verdict::Gold, "{passing:?}");
-    }
-    assert_eq!(with(Attitude::Belief, None, 3, None), Verdict::Gold);
-    assert_eq!(with(Attitude::Knowledge, None, 3, None), Verdict::Gold);
     // A false belief a scene before: held, unless she has learned something
     // since (before the moment; a realization after it changes nothing).
-    assert_eq!(with(Attitude::Belief, Some(false), 2, None), Verdict::Gold);
-    assert_eq!(
-        with(Attitude::Belief, Some(false), 2, Some(20)),
-        Verdict::Unusable
-    );
-    assert_eq!(
-        with(Attitude::Belief, Some(false), 2, Some(35)),
-        Verdict::Gold
-    );
+    assert_eq!(with(Some(false), None), Verdict::Gold);
+    assert_eq!(with(Some(false), Some(20)), Verdict::Unusable);
+    assert_eq!(with(Some(false), Some(35)), Verdict::Gold);
+    // A belief that is not ignorance lasts whatever she learns.
+    assert_eq!(with(None, Some(20)), Verdict::Gold);
 }

@@ -156,6 +156,23 @@ fn the_committed_tree_file_is_regenerated_byte_identically() {
 }
 
 #[test]
+fn the_committed_sample_trees_pass_their_validity_audit_with_the_film() {
+    // DESIGN.md §3 "Validity": every shortcut reader within chance + 0.05,
+    // no dominant correct count, no duplicate, no re-ask, no give-away,
+    // anchors over 90% of the scenes, nothing from a scene the film cut.
+    let out = moviegraph(&[
+        "trees",
+        "audit",
+        root().join("trees/the-second-key.jsonl").to_str().unwrap(),
+        "--film",
+        root().join("screenplays/the-second-key").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("validity audit passed"), "{text}");
+}
+
+#[test]
 fn validate_rejects_a_corrupted_file_with_precise_messages() {
     let mut trees = read_trees(&root().join("trees/the-second-key.jsonl")).unwrap();
     trees.truncate(3);

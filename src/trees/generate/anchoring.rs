@@ -169,7 +169,8 @@ pub fn visit_order(n: usize) -> Vec<usize> {
 
 /// The questions that may open a tree on this anchor, the most telling
 /// first: a chain asks where it began, else what caused its end; a state of
-/// mind asks what caused it, what it led to, or who holds it.
+/// mind asks what caused it, what it led to, who holds it, or what else is
+/// on its holder's mind by then.
 pub(super) fn root_asks(facts: &Facts<'_>, kind: AnchorKind, elements: &[usize]) -> Vec<Ask> {
     match kind {
         AnchorKind::CausalChain => {
@@ -186,6 +187,15 @@ pub(super) fn root_asks(facts: &Facts<'_>, kind: AnchorKind, elements: &[usize])
                 asks.push(Ask::Effect { source: m });
             }
             asks.push(Ask::Holder { state: m });
+            // Else what else is on the holder's mind by then: a state whose
+            // wording cannot hide its holder ("I want him to be all right")
+            // and that has no known cause or effect still opens a tree.
+            if let Some(holder) = facts.holder(m) {
+                asks.push(Ask::MindBefore {
+                    character: holder,
+                    moment: m,
+                });
+            }
             asks
         }
     }
@@ -207,5 +217,43 @@ mod tests {
             }
         }
         assert_eq!(visit_order(20)[..5], [0, 19, 10, 5, 14]);
+    }
+
+    #[test]
+    fn a_state_with_no_cause_or_effect_still_opens_a_tree_on_its_holders_mind() {
+        use crate::graph::{Attitude, Edge, EdgeKind, Graph, Node, NodeKind};
+        let mut m = Node::new(
+            "mental_state:m1",
+            NodeKind::MentalState,
+            "Mara: I want him to be all right",
+        );
+        m.attitude = Some(Attitude::Desire);
+        m.holder = Some("character:mara".into());
+        m.order = Some(3);
+        let g = Graph {
+            film: "t".into(),
+            nodes: vec![
+                Node::new("character:mara", NodeKind::Character, "Mara Ellis"),
+                m,
+            ],
+            edges: vec![Edge::new(
+                EdgeKind::Holds,
+                "character:mara",
+                "mental_state:m1",
+            )],
+        };
+        let f = Facts::new(&g);
+        let m = f.index_of("mental_state:m1").unwrap();
+        let asks = root_asks(&f, AnchorKind::MentalState, &[m]);
+        assert_eq!(
+            asks,
+            vec![
+                Ask::Holder { state: m },
+                Ask::MindBefore {
+                    character: f.index_of("character:mara").unwrap(),
+                    moment: m
+                }
+            ]
+        );
     }
 }

@@ -117,12 +117,25 @@ fn drifts(view: &SurfaceView, letters: bool) -> Vec<(usize, f64)> {
 /// each, so a symmetric cost would reward a hit as soon as the reader fell
 /// half a question behind chance — on a film with a handful of such
 /// questions, one hit puts that reader above chance + 0.05.
-fn strain(d: f64, format: Format) -> f64 {
-    match format {
+fn strain(d: f64, format: Format, n: usize) -> f64 {
+    let base = match format {
         Format::Multi => d.max(0.0).powi(2),
         _ => d * d,
-    }
+    };
+    // What the audit fails: a reader more than `AUDIT_EXCESS` of the
+    // questions above chance. On a film with a handful of multiple-choice
+    // questions one hit is that much; it costs more than any balance bought
+    // with it.
+    let over = (d - AUDIT_EXCESS * n as f64).max(0.0);
+    base + OVER_THE_LINE * over * over
 }
+
+/// The audit's default threshold: a reader's accuracy above chance + 0.05.
+const AUDIT_EXCESS: f64 = 0.05;
+
+/// How much more a reader's excess beyond the audit's threshold weighs than
+/// its excess below it.
+const OVER_THE_LINE: f64 = 4.0;
 
 impl Balancer {
     fn tally(&self, format: Format) -> &Tally {
@@ -143,7 +156,7 @@ impl Balancer {
                 let d = t.credit.get(&key).copied().unwrap_or(0.0) + c
                     - t.chance.get(&key).copied().unwrap_or(0.0)
                     - chance;
-                strain(d, format)
+                strain(d, format, t.spans.len() + 1)
             })
             .sum();
         let rows: Vec<(Vec<f64>, bool)> = if letters && !t.models.is_empty() {
@@ -164,7 +177,7 @@ impl Balancer {
                     + model.credit_of_rows(&rows, format)
                     - t.chance.get(&key).copied().unwrap_or(0.0)
                     - chance_of(view, format);
-                strain(d, format)
+                strain(d, format, t.spans.len() + 1)
             })
             .sum();
         let drift: f64 = drifts(view, letters)
@@ -187,7 +200,7 @@ impl Balancer {
             .filter(|(key, _)| !key.0.starts_with("letter-"))
             .map(|(key, c)| {
                 let d = c - t.chance.get(key).copied().unwrap_or(0.0);
-                strain(d, format)
+                strain(d, format, t.spans.len())
             })
             .sum::<f64>()
             + t.drift
@@ -476,11 +489,20 @@ mod tests {
         // behind chance; a symmetric cost made a hit (7/15 ahead) the cheaper
         // choice, and one hit in eight is 0.125 against a bar of 0.117.
         let behind = -8.0 / 15.0;
-        assert_eq!(strain(behind, Format::Multi), 0.0);
-        assert!(strain(behind + 1.0, Format::Multi) > strain(behind, Format::Multi));
+        assert_eq!(strain(behind, Format::Multi, 20), 0.0);
+        assert!(strain(behind + 1.0, Format::Multi, 20) > strain(behind, Format::Multi, 20));
         // Single choice stays symmetric: a reader far below chance is
         // a reader too (pick anything but its choice).
-        assert_eq!(strain(-0.5, Format::Single), strain(0.5, Format::Single));
+        assert_eq!(
+            strain(-0.5, Format::Single, 20),
+            strain(0.5, Format::Single, 20)
+        );
+        // Past the audit's line (0.05 of the questions above chance) a
+        // reader's excess weighs far more: on 10 multiple-choice questions
+        // one hit more than chance fails the film.
+        let plain = |d: f64| d * d;
+        assert_eq!(strain(0.5, Format::Multi, 10), plain(0.5));
+        assert!(strain(0.9, Format::Multi, 10) > plain(0.9) + 0.5);
     }
 
     #[test]

@@ -278,10 +278,27 @@ impl Extractor<'_, '_> {
                 continue;
             };
             let display = self.display(&who);
+            // "June hears Mara's jealousy" → "Mara also hears Mara's jealousy".
+            let was = original
+                .holder
+                .as_deref()
+                .map(|h| self.display(h))
+                .unwrap_or_default();
+            let told = original
+                .name
+                .strip_prefix(&format!("{was}: "))
+                .or_else(|| original.name.strip_prefix(&was))
+                .unwrap_or(&original.name)
+                .trim()
+                .to_owned();
+            let told = told
+                .strip_prefix(&format!("{was} "))
+                .unwrap_or(&told)
+                .to_owned();
             let mut node = Node::new(
                 format!("mental_state:e{i:04}-{:03}-{}", s.start, attitude.as_str()),
                 NodeKind::MentalState,
-                format!("{display} too: {}", gloss(&before.text, 70)),
+                format!("{display} also {}", gloss(&told, 70)),
             );
             node.attitude = Some(attitude);
             node.holder = Some(who.clone());

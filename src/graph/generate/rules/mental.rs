@@ -59,6 +59,9 @@ struct Found {
     /// One past its last word.
     to: usize,
     verb: usize,
+    /// What the node's name says after its holder when the clause alone
+    /// does not read right (an elided phrase, a realization told by a line).
+    wording: Option<String>,
 }
 
 /// Word ranges of a sentence's clauses: a new clause starts after `;`, and
@@ -222,6 +225,7 @@ impl Extractor<'_, '_> {
         // A narrated verb with nothing after it (`Quinton sees the ring on
         // her finger, and realizes.`) is told by the holder's own next line
         // (`You took it out.`); with no such line, the picture keeps it.
+        let mut told = None;
         if c >= b && voice.narrated() {
             if cue.attitude != Attitude::Knowledge {
                 return None;
@@ -232,7 +236,9 @@ impl Extractor<'_, '_> {
                 self.person(ws, lower, w, None, None, &[&person])
                     .filter(|p| p != &person)
             });
-            content = self.next_line_of(i, &person, looked_at)?;
+            let (spelled, said) = self.next_line_of(i, &person, looked_at)?;
+            content = spelled;
+            told = Some(said);
         }
         // `She doesn't know what it means`: what was just shown means (past
         // a `June sees it.` that only points at it too).
@@ -297,6 +303,7 @@ impl Extractor<'_, '_> {
                 negated: false,
                 truth: None,
                 about: (!person.is_empty()).then_some(person),
+                wording: elided.is_some().then(|| report.clone()),
                 content: report,
                 from,
                 to: b,
@@ -322,6 +329,12 @@ impl Extractor<'_, '_> {
         if about.is_none() {
             about = self.about(ws, lower, c, b, voice, &person, attitude);
         }
+        let clause = clause_text(s, ws, from, b);
+        let wording = match (&elided, told) {
+            (_, Some(said)) => Some(format!("{clause}: “{said}”")),
+            (Some((_, phrase)), None) => Some(format!("{clause} {phrase}")),
+            (None, None) => None,
+        };
         Some(Found {
             subject: person.clone(),
             holder: person,
@@ -333,6 +346,7 @@ impl Extractor<'_, '_> {
             from,
             to: b,
             verb: k,
+            wording,
         })
     }
 
@@ -422,7 +436,10 @@ impl Extractor<'_, '_> {
         let mut node = Node::new(
             id,
             NodeKind::MentalState,
-            format!("{display}: {}", gloss(&clause, 80)),
+            format!(
+                "{display}: {}",
+                gloss(found.wording.as_deref().unwrap_or(&clause), 80)
+            ),
         );
         node.attitude = Some(found.attitude);
         node.holder = Some(found.holder.clone());
@@ -547,10 +564,15 @@ impl Extractor<'_, '_> {
     }
 
     /// The first sentence of `who`'s next line when it follows element `i`
-    /// with nothing but its cue and parenthetical between, spelled out in
+    /// with nothing but its cue and parenthetical between: spelled out in
     /// its own voice to `addressee` (`You took it out.` → `Mara took it
-    /// out`).
-    fn next_line_of(&self, i: usize, who: &str, addressee: Option<String>) -> Option<String> {
+    /// out`), and as written.
+    fn next_line_of(
+        &self,
+        i: usize,
+        who: &str,
+        addressee: Option<String>,
+    ) -> Option<(String, String)> {
         let [_, last] = self.ctx.block.elements;
         let line = (i + 1..=last)
             .map(|j| (j, &self.ctx.play.elements[j]))
@@ -571,12 +593,9 @@ impl Extractor<'_, '_> {
             return None;
         }
         let addressee = addressee.or_else(|| self.addressee(j, who));
-        Some(trim_clause(&self.spell_out(
-            &first.text,
-            Some(who),
-            addressee.as_deref(),
-            who,
-        )))
+        let spelled =
+            trim_clause(&self.spell_out(&first.text, Some(who), addressee.as_deref(), who));
+        Some((spelled, first.text.trim().to_owned()))
     }
 
     /// The sentence before this one in its element, else the block's
