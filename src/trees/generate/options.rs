@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use crate::graph::NodeKind;
-use crate::trees::facts::{Ask, Facts, Verdict};
+use crate::trees::facts::{pronouns_in, Ask, Facts, Pronoun, Verdict};
 use crate::trees::schema::{DistractorReason, Format};
 
 use super::assembly::{slot, Builder};
@@ -278,6 +278,7 @@ impl Builder<'_, '_> {
                 text: text_of(f, ask, i),
                 verdict: Verdict::Wrong(r),
             })
+            .filter(|c| !pronoun_gives_away(f, ask, c))
             .filter(|c| seen.insert(c.text.trim().to_lowercase()))
             .take(SHORTLIST.max(want))
             .collect();
@@ -316,6 +317,30 @@ fn text_of(f: &Facts<'_>, ask: &Ask, i: usize) -> String {
         f.name(i).to_owned()
     } else {
         f.gloss(i)
+    }
+}
+
+/// Whether another's state said of the asked character keeps a pronoun
+/// that is not theirs ("Mara feels fear: Fear is doing his thinking for
+/// him now."): a reader of pronouns would strike it without reading the
+/// film. Kept only where the narration's pronouns are known to fit.
+fn pronoun_gives_away(f: &Facts<'_>, ask: &Ask, c: &Candidate) -> bool {
+    let Ask::MindBefore { character, .. } = ask else {
+        return false;
+    };
+    let Some(i) = c.node else {
+        return false;
+    };
+    if f.holder(i).is_none_or(|h| h == *character) {
+        return false;
+    }
+    let Some((_, told)) = c.text.split_once(": ") else {
+        return false;
+    };
+    match (pronouns_in(told), f.pronoun(*character)) {
+        ((0, 0), _) => false,
+        ((_, 0), Some(Pronoun::He)) | ((0, _), Some(Pronoun::She)) => false,
+        _ => true,
     }
 }
 
@@ -370,6 +395,74 @@ fn cast_of(f: &Facts<'_>, focus: &[usize]) -> BTreeSet<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::{Attitude, Graph, Node};
+
+    #[test]
+    fn another_characters_state_keeping_a_pronoun_not_the_asked_ones_is_no_distractor() {
+        assert_eq!(
+            pronouns_in("Fear is doing his thinking for him now."),
+            (2, 0)
+        );
+        // A quoted line's pronouns are the speaker's, about someone else.
+        assert_eq!(pronouns_in("“He knew I'd never open it”, she says"), (0, 1));
+        let state = |id: &str, who: &str, name: &str| {
+            let mut n = Node::new(id, NodeKind::MentalState, name);
+            n.attitude = Some(Attitude::Emotion);
+            n.holder = Some(who.into());
+            n
+        };
+        let g = Graph {
+            film: "f".into(),
+            edges: Vec::new(),
+            nodes: vec![
+                Node::new("character:mara", NodeKind::Character, "Mara Ellis"),
+                Node::new("character:quinton", NodeKind::Character, "Quinton Ellis"),
+                Node::new("character:teo", NodeKind::Character, "Teo"),
+                state(
+                    "mental_state:q",
+                    "character:quinton",
+                    "Quinton: Quinton feels fear: Fear is doing his thinking for him now.",
+                ),
+                state(
+                    "mental_state:m",
+                    "character:mara",
+                    "Mara: Mara feels guilt: Guilt has caught up with her.",
+                ),
+                state(
+                    "mental_state:t",
+                    "character:teo",
+                    "Teo: Teo feels uneasy: “I hate surprises.”",
+                ),
+            ],
+        };
+        let f = Facts::new(&g);
+        let at = |id: &str| f.index_of(id).unwrap();
+        assert_eq!(f.pronoun(at("character:quinton")), Some(Pronoun::He));
+        assert_eq!(f.pronoun(at("character:mara")), Some(Pronoun::She));
+        // Teo's sight of Quinton's hand says nothing of Teo.
+        assert_eq!(f.pronoun(at("character:teo")), None);
+        let asked = |character: &str, state: &str| {
+            let ask = Ask::MindBefore {
+                character: at(character),
+                moment: at("mental_state:t"),
+            };
+            let c = Candidate {
+                node: Some(at(state)),
+                character: None,
+                text: text_of(&f, &ask, at(state)),
+                verdict: Verdict::Gold,
+            };
+            pronoun_gives_away(&f, &ask, &c)
+        };
+        // "Mara feels fear: Fear is doing his thinking…" tells itself apart.
+        assert!(asked("character:mara", "mental_state:q"));
+        assert!(asked("character:quinton", "mental_state:m"));
+        // Without pronouns, or with the asked one's own, it is a distractor.
+        assert!(!asked("character:mara", "mental_state:t"));
+        assert!(!asked("character:quinton", "mental_state:q"));
+        // Teo's pronoun is unknown: a gendered line is not risked.
+        assert!(asked("character:teo", "mental_state:q"));
+    }
 
     #[test]
     fn another_characters_state_said_of_the_asked_one_names_the_holder_in_its_place() {

@@ -278,7 +278,7 @@ impl Extractor<'_, '_> {
                 continue;
             };
             let display = self.display(&who);
-            // "June hears Mara's jealousy" → "Mara also hears Mara's jealousy".
+            // "June hears Mara's jealousy" → "Mara also hears …".
             let was = original
                 .holder
                 .as_deref()
@@ -295,6 +295,13 @@ impl Extractor<'_, '_> {
                 .strip_prefix(&format!("{was} "))
                 .unwrap_or(&told)
                 .to_owned();
+            // "Mara also hears Mara's jealousy" → "… hears her own jealousy".
+            let own = match self.cast.by_id(&who).and_then(|m| m.gender) {
+                Some(crate::graph::generate::cast::Gender::Female) => "her own ",
+                Some(crate::graph::generate::cast::Gender::Male) => "his own ",
+                _ => "the ",
+            };
+            let told = told.replace(&format!("{display}'s "), own);
             let mut node = Node::new(
                 format!("mental_state:e{i:04}-{:03}-{}", s.start, attitude.as_str()),
                 NodeKind::MentalState,

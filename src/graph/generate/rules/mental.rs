@@ -332,6 +332,20 @@ impl Extractor<'_, '_> {
         let clause = clause_text(s, ws, from, b);
         let wording = match (&elided, told) {
             (_, Some(said)) => Some(format!("{clause}: “{said}”")),
+            // `Teo suspects he didn't` → `… Quinton didn't get away with it`:
+            // the name read alone, as the content has it.
+            (Some((Some(subject), phrase)), None) if c < b => {
+                let pronoun = format!(" {} ", ws[c].text);
+                let clause = match clause.find(&pronoun) {
+                    Some(at) => format!(
+                        "{} {subject} {}",
+                        &clause[..at],
+                        &clause[at + pronoun.len()..]
+                    ),
+                    None => clause.clone(),
+                };
+                Some(format!("{clause} {phrase}"))
+            }
             (Some((_, phrase)), None) => Some(format!("{clause} {phrase}")),
             (None, None) => None,
         };

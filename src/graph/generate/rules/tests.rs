@@ -419,6 +419,12 @@ fn an_elided_verb_phrase_is_the_parallel_clause_before_it() {
         s.content.as_deref(),
         Some("Quinton didn't get away with it")
     );
+    // Its name reads alone: not "Teo suspects he didn't".
+    assert!(
+        s.name.contains("suspects Quinton didn't get away with it"),
+        "{}",
+        s.name
+    );
     // A line's `And he knew I would`, of someone no character is: the
     // speaker's belief, the phrase from the line before.
     let script = "INT. SHOP - DAWN\n\n\
@@ -474,6 +480,12 @@ fn hearing_a_feeling_is_knowing_it_and_so_does_shares_it() {
         assert_eq!(k.content.as_deref(), Some("Anna feels jealousy"));
         assert_eq!(k.target.as_deref(), Some(bitter.as_str()));
     }
+    // Anna hears her own jealousy, not "Anna's".
+    let anna = knowing
+        .iter()
+        .find(|n| n.holder.as_deref() == Some("character:anna"))
+        .unwrap();
+    assert!(!anna.name.contains("Anna's"), "{}", anna.name);
 }
 
 #[test]
