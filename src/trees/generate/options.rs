@@ -337,11 +337,10 @@ fn pronoun_gives_away(f: &Facts<'_>, ask: &Ask, c: &Candidate) -> bool {
     let Some((_, told)) = c.text.split_once(": ") else {
         return false;
     };
-    match (pronouns_in(told), f.pronoun(*character)) {
-        ((0, 0), _) => false,
-        ((_, 0), Some(Pronoun::He)) | ((0, _), Some(Pronoun::She)) => false,
-        _ => true,
-    }
+    !matches!(
+        (pronouns_in(told), f.pronoun(*character)),
+        ((0, 0), _) | ((_, 0), Some(Pronoun::He)) | ((0, _), Some(Pronoun::She))
+    )
 }
 
 /// Another character's state said of `name` (see [`text_of`]): where it
