@@ -614,3 +614,39 @@ fn an_ignorance_its_holder_has_learned_something_since_is_not_offered_as_held() 
     // A belief that is not ignorance lasts whatever she learns.
     assert_eq!(with(None, Some(20)), Verdict::Gold);
 }
+
+#[test]
+fn a_line_said_to_someone_asks_who_takes_part_in_the_exchange() {
+    // "Who is involved in the moment of this line: “Not yet. He's my
+    // brother”?" offered Quinton, the brother talked about, as not involved.
+    let with = |act: Act| {
+        let mut g = graph();
+        for n in &mut g.nodes {
+            if n.id == "event:e1" {
+                n.act = Some(act);
+                n.evidence = vec![crate::graph::Evidence {
+                    block: 0,
+                    element: 0,
+                    start: 0,
+                    end: 24,
+                    quote: "Not yet. He's my brother.".into(),
+                    keyframes: Vec::new(),
+                }];
+            }
+        }
+        let f = Facts::new(&g);
+        let spec = Spec {
+            ask: Ask::Participants {
+                event: f.index_of("event:e1").unwrap(),
+            },
+            format: Format::Single,
+            candidates: Vec::new(),
+        };
+        crate::trees::rules::question(&f, &spec).unwrap()
+    };
+    assert_eq!(
+        with(Act::Refusal),
+        "Who takes part in this exchange, saying it or being told it: “Not yet. He's my brother”?"
+    );
+    assert!(with(Act::Action).starts_with("Who is involved in the moment of this line"));
+}

@@ -97,8 +97,20 @@ pub fn question(f: &Facts<'_>, spec: &Spec) -> Option<String> {
         },
         Ask::Participants { event } => {
             let quote = f.quote(event)?;
+            // A speech act's participants are its speaker and whom it is said
+            // to: "involved" also fit one who overhears it or is talked about
+            // ("Not yet. He's my brother" offered Quinton as not involved).
+            let spoken = f
+                .node(event)
+                .act
+                .is_some_and(|a| a != crate::graph::Act::Action);
             format!(
-                "Who is involved in the moment of this line: “{}”?{}",
+                "{}: “{}”?{}",
+                if spoken {
+                    "Who takes part in this exchange, saying it or being told it"
+                } else {
+                    "Who is involved in the moment of this line"
+                },
                 quote.trim_matches(['“', '”']),
                 if multi {
                     " Choose everyone who is."

@@ -421,7 +421,9 @@ fn those_involved_in_a_line_are_never_asked_choose_every_one() {
     let involved: Vec<&Node> = trees
         .iter()
         .flat_map(|t| &t.nodes)
-        .filter(|n| n.question.starts_with("Who is involved"))
+        .filter(|n| {
+            n.question.starts_with("Who is involved") || n.question.starts_with("Who takes part")
+        })
         .collect();
     assert!(!involved.is_empty(), "nobody involved was asked about");
     for node in involved {
