@@ -11,6 +11,7 @@ use moviegraph::screenplay::{self, Format};
 
 mod embed;
 mod graph;
+mod layouts;
 mod llm;
 mod local;
 mod pipeline;
@@ -106,6 +107,28 @@ pub struct BenchParseArgs {
     /// The Python interpreter for --screenplain.
     #[arg(long, default_value = "python3")]
     python: String,
+    /// Instead of timing: render every Fountain/FDX script under --sources
+    /// into this many real-world plain-text layouts (drifting columns, tabs,
+    /// margin scene numbers, page furniture, headings without INT./EXT.,
+    /// loose transitions, wrapped parentheticals…), parse each as plain text
+    /// and print per-tag line F1 (S N C D E T) against the known gold.
+    #[arg(long, value_name = "N")]
+    layouts: Option<usize>,
+    /// With --layouts: the first layout seed (layouts are seeds SEED..SEED+N).
+    #[arg(long, default_value_t = 0, requires = "layouts")]
+    seed: u64,
+    /// With --layouts: folders or files of Fountain/FDX scripts to render.
+    #[arg(
+        long = "sources",
+        value_name = "PATH",
+        default_values = ["../shared/conformance", "screenplays", "tests/fixtures"],
+        requires = "layouts"
+    )]
+    sources: Vec<PathBuf>,
+    /// With --layouts: also write each rendered script and its gold tags to
+    /// this folder, to read what the reader got wrong.
+    #[arg(long, value_name = "DIR", requires = "layouts")]
+    keep: Option<PathBuf>,
 }
 
 /// Runs the selected benchmark.
@@ -140,6 +163,14 @@ struct Input {
 fn bench_parse(args: BenchParseArgs) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         tracing::warn!("this is a debug build: figures are not representative; use --release");
+    }
+    if let Some(n) = args.layouts {
+        return emit(&layouts::bench_layouts(
+            &args.sources,
+            n,
+            args.seed,
+            args.keep.as_deref(),
+        )?);
     }
     let mut inputs = Vec::new();
     let target = args.target_kb * 1024;

@@ -17,6 +17,7 @@ pub mod element;
 pub mod fdx;
 pub mod fountain;
 pub mod heading;
+pub mod layouts;
 pub mod names;
 pub mod plaintext;
 pub mod summary;

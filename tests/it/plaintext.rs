@@ -482,3 +482,51 @@ fn adversarial_sizes_stay_linear() {
         );
     }
 }
+
+#[test]
+fn bench_parse_layouts_scores_every_tag_and_writes_what_it_rendered() {
+    // Renders the sample film's Fountain and FDX scripts into 3 layouts
+    // each, parses them as plain text and prints S N C D E T.
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .current_dir(common::root())
+        .args(["bench", "parse", "--layouts", "3", "--sources"])
+        .arg(common::root().join("screenplays/the-second-key"))
+        .arg("--keep")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("2 scripts × 3 layouts"), "{stdout}");
+    for tag in ["S ", "N ", "C ", "D ", "E ", "T "] {
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(tag))
+            .unwrap_or_else(|| panic!("no {tag}row: {stdout}"));
+        let f1: f64 = row.split_whitespace().last().unwrap().parse().unwrap();
+        assert!((0.0..=100.0).contains(&f1), "{row}");
+    }
+    // Each rendered text has a tag per line.
+    let mut files = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect::<Vec<_>>();
+    files.sort();
+    assert_eq!(files.len(), 12);
+    let text = std::fs::read_to_string(&files[1]).unwrap();
+    let tags = std::fs::read_to_string(&files[0]).unwrap();
+    assert_eq!(text.lines().count(), tags.lines().count());
+    // With no script to render, it says where it looked.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args(["bench", "parse", "--layouts", "1", "--sources"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Fountain or FDX script"));
+}

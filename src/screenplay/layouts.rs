@@ -1,0 +1,645 @@
+//! Real-world plain-text layouts rendered from a parsed screenplay, with the
+//! gold tag of every line known, and per-tag line F1 of a plain-text parse
+//! against them: the harness that measures the plain-text reader without
+//! real scripts (`moviegraph bench parse --layouts`).
+//!
+//! A layout is drawn from a seed: column indents and widths, tabs, page
+//! drift, margins with scene numbers, page numbers, revision headers,
+//! CONTINUED/MORE, watermarks, trailing revision stars, headings without
+//! INT./EXT. or in lower case, transitions without a colon or in mixed case,
+//! parentheticals wrapped over lines, time cards. The same seed always
+//! renders the same text.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+
+use super::element::{Element, ElementKind};
+use super::Screenplay;
+
+/// The line tags scored, as the annotated real-script sets name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tag {
+    /// Scene heading (S).
+    Heading,
+    /// Action (N).
+    Action,
+    /// Character cue (C).
+    Character,
+    /// Dialogue (D).
+    Dialogue,
+    /// Parenthetical (E).
+    Parenthetical,
+    /// Transition (T).
+    Transition,
+}
+
+impl Tag {
+    /// Every tag, in table order.
+    pub const ALL: [Tag; 6] = [
+        Tag::Heading,
+        Tag::Action,
+        Tag::Character,
+        Tag::Dialogue,
+        Tag::Parenthetical,
+        Tag::Transition,
+    ];
+
+    /// The one-letter name of the annotation scheme (S, N, C, D, E, T).
+    pub fn letter(self) -> &'static str {
+        match self {
+            Tag::Heading => "S",
+            Tag::Action => "N",
+            Tag::Character => "C",
+            Tag::Dialogue => "D",
+            Tag::Parenthetical => "E",
+            Tag::Transition => "T",
+        }
+    }
+
+    /// The tag of an element kind; `None` for kinds the scheme does not tag.
+    pub fn of(kind: ElementKind) -> Option<Tag> {
+        Some(match kind {
+            ElementKind::SceneHeading => Tag::Heading,
+            ElementKind::Action | ElementKind::Shot | ElementKind::Centered => Tag::Action,
+            ElementKind::Character => Tag::Character,
+            ElementKind::Dialogue | ElementKind::Lyric => Tag::Dialogue,
+            ElementKind::Parenthetical => Tag::Parenthetical,
+            ElementKind::Transition => Tag::Transition,
+            _ => return None,
+        })
+    }
+}
+
+/// What a layout does; drawn from a seed by [`Layout::draw`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// Spaces before action and headings.
+    pub action_indent: usize,
+    /// Spaces before dialogue.
+    pub dialogue_indent: usize,
+    /// Spaces before parentheticals.
+    pub paren_indent: usize,
+    /// Spaces before character cues.
+    pub cue_indent: usize,
+    /// Spaces before transitions (right side of the page).
+    pub transition_indent: usize,
+    /// Action wraps at this width.
+    pub action_width: usize,
+    /// Dialogue wraps at this width.
+    pub dialogue_width: usize,
+    /// Parentheticals wrap at this width (wrapped ones run over lines).
+    pub paren_width: usize,
+    /// Lines per page (page furniture is written between pages).
+    pub page_lines: usize,
+    /// Each page shifts every column by up to this many spaces.
+    pub drift: usize,
+    /// Leading spaces written as tabs of this width (0: spaces).
+    pub tab_width: usize,
+    /// Scene numbers in both margins of headings.
+    pub margin_numbers: bool,
+    /// A page number at the top of every page.
+    pub page_numbers: bool,
+    /// A revision header with a date at the top of every page.
+    pub revision_header: bool,
+    /// `(CONTINUED)` / `CONTINUED:` around page breaks.
+    pub continued: bool,
+    /// `(MORE)` and `(CONT'D)` where a speech crosses a page.
+    pub more: bool,
+    /// A watermark line on every page.
+    pub watermark: bool,
+    /// Share of lines that carry a trailing revision `*`.
+    pub stars: f64,
+    /// Share of headings written without INT./EXT.
+    pub bare_headings: f64,
+    /// Share of headings written `INT` without the dot.
+    pub dotless_headings: f64,
+    /// Share of headings in lower or mixed case.
+    pub lower_headings: f64,
+    /// Share of transitions in mixed case or without a colon.
+    pub loose_transitions: f64,
+    /// Blank line between a cue and its speech.
+    pub blank_after_cue: bool,
+    /// Blank lines between paragraphs (1 or 2).
+    pub paragraph_gap: usize,
+}
+
+impl Layout {
+    /// The layout of `seed`: every choice drawn once, deterministically.
+    pub fn draw(seed: u64) -> Layout {
+        let mut r = StdRng::seed_from_u64(seed ^ 0x5c12_9e1d_0000_0000);
+        let action_indent = r.random_range(0..16);
+        let dialogue_indent = action_indent + r.random_range(6..18);
+        let paren_indent = dialogue_indent + r.random_range(2..9);
+        let cue_indent = paren_indent + r.random_range(3..14);
+        let prob = |r: &mut StdRng, p: f64| r.random_bool(p);
+        Layout {
+            action_indent,
+            dialogue_indent,
+            paren_indent,
+            cue_indent,
+            transition_indent: cue_indent + r.random_range(8..24),
+            action_width: r.random_range(52..72),
+            dialogue_width: r.random_range(28..42),
+            paren_width: r.random_range(14..30),
+            page_lines: r.random_range(48..62),
+            drift: if prob(&mut r, 0.4) {
+                r.random_range(1..4)
+            } else {
+                0
+            },
+            tab_width: if prob(&mut r, 0.2) { 8 } else { 0 },
+            margin_numbers: prob(&mut r, 0.35),
+            page_numbers: prob(&mut r, 0.7),
+            revision_header: prob(&mut r, 0.25),
+            continued: prob(&mut r, 0.35),
+            more: prob(&mut r, 0.5),
+            watermark: prob(&mut r, 0.15),
+            stars: if prob(&mut r, 0.2) { 0.05 } else { 0.0 },
+            bare_headings: if prob(&mut r, 0.3) { 0.3 } else { 0.0 },
+            dotless_headings: if prob(&mut r, 0.25) { 0.5 } else { 0.0 },
+            lower_headings: if prob(&mut r, 0.15) { 0.5 } else { 0.0 },
+            loose_transitions: if prob(&mut r, 0.3) { 0.6 } else { 0.0 },
+            blank_after_cue: prob(&mut r, 0.08),
+            paragraph_gap: if prob(&mut r, 0.15) { 2 } else { 1 },
+        }
+    }
+}
+
+/// A rendered script: its text and, per line, the gold tag (`None` for a
+/// blank line or page furniture the reader should set aside).
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The plain text.
+    pub text: String,
+    /// The gold tag of each line (index 0 is line 1).
+    pub tags: Vec<Option<Tag>>,
+}
+
+struct Writer<'a> {
+    layout: &'a Layout,
+    rng: StdRng,
+    lines: Vec<(String, Option<Tag>)>,
+    page: usize,
+    on_page: usize,
+    shift: isize,
+    scene: usize,
+    /// The speaker of the speech being written (for `(CONT'D)` after a break).
+    speaking: Option<String>,
+}
+
+impl Writer<'_> {
+    fn indent(&self, n: usize) -> String {
+        let n = (n as isize + self.shift).max(0) as usize;
+        match n.checked_div(self.layout.tab_width) {
+            Some(tabs) => format!(
+                "{}{}",
+                "\t".repeat(tabs),
+                " ".repeat(n - tabs * self.layout.tab_width)
+            ),
+            None => " ".repeat(n),
+        }
+    }
+
+    fn furniture(&mut self, text: String) {
+        self.lines.push((text, None));
+    }
+
+    fn blank(&mut self) {
+        self.lines.push((String::new(), None));
+        self.count();
+    }
+
+    fn count(&mut self) {
+        self.on_page += 1;
+        if self.on_page >= self.layout.page_lines {
+            self.break_page();
+        }
+    }
+
+    fn break_page(&mut self) {
+        let l = self.layout;
+        if l.more && self.speaking.is_some() {
+            let line = format!("{}(MORE)", self.indent(l.cue_indent));
+            self.furniture(line);
+        }
+        if l.continued {
+            let line = format!("{}(CONTINUED)", self.indent(l.transition_indent));
+            self.furniture(line);
+        }
+        self.furniture(String::new());
+        self.furniture("\u{c}".into());
+        self.page += 1;
+        self.on_page = 0;
+        if l.drift > 0 {
+            let d = l.drift as i64;
+            self.shift = self.rng.random_range(-d..=d) as isize;
+        }
+        if l.revision_header {
+            let line = format!(
+                "{}Rev. {:02}/{:02}/20{:02} (Blue)",
+                self.indent(l.action_indent),
+                1 + self.page % 12,
+                1 + self.page % 28,
+                10 + self.page % 14
+            );
+            self.furniture(line);
+        }
+        if l.page_numbers {
+            let line = format!("{}{}.", " ".repeat(l.transition_indent + 6), self.page + 1);
+            self.furniture(line);
+        }
+        if l.watermark {
+            let line = format!("{}PROPERTY OF NORTHLIGHT PICTURES", self.indent(20));
+            self.furniture(line);
+        }
+        if l.continued {
+            self.furniture(format!("{}CONTINUED:", self.indent(l.action_indent)));
+        }
+        self.furniture(String::new());
+        if l.more {
+            if let Some(who) = self.speaking.clone() {
+                let line = format!("{}{who} (CONT'D)", self.indent(l.cue_indent));
+                self.furniture(line);
+            }
+        }
+    }
+
+    fn star(&mut self, line: String) -> String {
+        if self.layout.stars > 0.0 && self.rng.random_bool(self.layout.stars) {
+            let pad = (self.layout.action_width + self.layout.action_indent + 4)
+                .saturating_sub(line.chars().count())
+                .max(2);
+            format!("{line}{}*", " ".repeat(pad))
+        } else {
+            line
+        }
+    }
+
+    fn put(&mut self, indent: usize, text: &str, tag: Tag) {
+        let line = format!("{}{text}", self.indent(indent));
+        let line = self.star(line);
+        self.lines.push((line, Some(tag)));
+        self.count();
+    }
+
+    fn paragraph(&mut self, indent: usize, width: usize, text: &str, tag: Tag) {
+        for row in text.split('\n') {
+            for wrapped in wrap(row, width) {
+                self.put(indent, &wrapped, tag);
+            }
+        }
+    }
+
+    fn gap(&mut self) {
+        for _ in 0..self.layout.paragraph_gap {
+            self.blank();
+        }
+    }
+}
+
+/// Words of `text` in lines of at most `width` characters (a longer word
+/// stands alone).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+/// `INT. KITCHEN - NIGHT` as a layout writes it: without its prefix, `INT`
+/// without the dot, in lower case.
+fn heading_text(w: &mut Writer<'_>, text: &str) -> String {
+    let l = w.layout;
+    let mut t = text.to_owned();
+    let upper = t.to_uppercase();
+    let prefix = ["INT./EXT. ", "INT/EXT. ", "EXT. ", "INT. ", "I/E. "]
+        .into_iter()
+        .find(|p| upper.starts_with(p));
+    if let Some(p) = prefix {
+        if l.bare_headings > 0.0 && w.rng.random_bool(l.bare_headings) {
+            t = t[p.len()..].to_owned();
+        } else if l.dotless_headings > 0.0 && w.rng.random_bool(l.dotless_headings) {
+            t = format!("{} {}", p.trim_end().trim_end_matches('.'), &t[p.len()..]);
+        }
+    }
+    if l.lower_headings > 0.0 && w.rng.random_bool(l.lower_headings) {
+        t = t.to_lowercase();
+    }
+    t
+}
+
+fn transition_text(w: &mut Writer<'_>, text: &str) -> String {
+    let l = w.layout;
+    if l.loose_transitions > 0.0 && w.rng.random_bool(l.loose_transitions) {
+        let bare = text.trim_end_matches(':').trim();
+        let mut mixed: String = bare
+            .split(' ')
+            .map(|word| {
+                let mut c = word.chars();
+                match c.next() {
+                    Some(f) => f.to_uppercase().collect::<String>() + &c.as_str().to_lowercase(),
+                    None => String::new(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        if w.rng.random_bool(0.5) {
+            mixed.push(':');
+        }
+        if w.rng.random_bool(0.5) {
+            mixed = bare.to_owned();
+        }
+        mixed
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Renders the story elements of `play` in `layout`; `seed` draws the
+/// per-line choices (which headings lose their prefix, where stars fall).
+pub fn render(play: &Screenplay, layout: &Layout, seed: u64) -> Rendered {
+    let mut w = Writer {
+        layout,
+        rng: StdRng::seed_from_u64(seed),
+        lines: Vec::new(),
+        page: 0,
+        on_page: 0,
+        shift: 0,
+        scene: 0,
+        speaking: None,
+    };
+    let story: Vec<&Element> = play
+        .elements
+        .iter()
+        .filter(|e| Tag::of(e.kind).is_some() && !e.text.trim().is_empty())
+        .collect();
+    for (k, e) in story.iter().enumerate() {
+        let next = story.get(k + 1).map(|n| n.kind);
+        match e.kind {
+            ElementKind::SceneHeading => {
+                w.speaking = None;
+                w.scene += 1;
+                let text = heading_text(&mut w, e.text.trim());
+                let line = if layout.margin_numbers {
+                    let n = w.scene.to_string();
+                    let body = format!(
+                        "{n}{}{text}",
+                        " ".repeat(layout.action_indent.saturating_sub(n.len()).max(3),)
+                    );
+                    let pad = (layout.transition_indent + 14)
+                        .saturating_sub(body.chars().count())
+                        .max(3);
+                    format!("{body}{}{n}", " ".repeat(pad))
+                } else {
+                    format!("{}{text}", w.indent(layout.action_indent))
+                };
+                w.lines.push((line, Some(Tag::Heading)));
+                w.count();
+                w.gap();
+            }
+            ElementKind::Character => {
+                let mut cue = e.text.trim().to_owned();
+                if let Some(x) = &e.extension {
+                    if !cue.contains('(') {
+                        cue = format!("{cue} ({x})");
+                    }
+                }
+                w.speaking = Some(e.speaker.clone().unwrap_or_else(|| cue.clone()));
+                w.put(layout.cue_indent, &cue, Tag::Character);
+                if layout.blank_after_cue {
+                    w.blank();
+                }
+            }
+            ElementKind::Parenthetical => {
+                let text = e.text.trim();
+                w.paragraph(
+                    layout.paren_indent,
+                    layout.paren_width,
+                    text,
+                    Tag::Parenthetical,
+                );
+            }
+            ElementKind::Dialogue | ElementKind::Lyric => {
+                w.paragraph(
+                    layout.dialogue_indent,
+                    layout.dialogue_width,
+                    e.text.trim(),
+                    Tag::Dialogue,
+                );
+                if !matches!(
+                    next,
+                    Some(ElementKind::Parenthetical | ElementKind::Dialogue)
+                ) {
+                    w.speaking = None;
+                    w.gap();
+                }
+            }
+            ElementKind::Transition => {
+                w.speaking = None;
+                let text = transition_text(&mut w, e.text.trim());
+                w.put(layout.transition_indent, &text, Tag::Transition);
+                w.gap();
+            }
+            _ => {
+                w.speaking = None;
+                w.paragraph(
+                    layout.action_indent,
+                    layout.action_width,
+                    e.text.trim(),
+                    Tag::Action,
+                );
+                w.gap();
+            }
+        }
+    }
+    let mut text = String::new();
+    let mut tags = Vec::with_capacity(w.lines.len());
+    for (line, tag) in w.lines {
+        text.push_str(&line);
+        text.push('\n');
+        tags.push(tag);
+    }
+    Rendered { text, tags }
+}
+
+/// Line counts of one tag: gold lines, predicted lines, lines both agree on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TagCount {
+    /// Lines whose gold tag it is.
+    pub gold: usize,
+    /// Lines the parse gave this tag.
+    pub predicted: usize,
+    /// Lines with this tag in both.
+    pub agreed: usize,
+}
+
+impl TagCount {
+    /// agreed / predicted (1 when nothing was predicted).
+    pub fn precision(&self) -> f64 {
+        ratio(self.agreed, self.predicted)
+    }
+    /// agreed / gold (1 when there was nothing to find).
+    pub fn recall(&self) -> f64 {
+        ratio(self.agreed, self.gold)
+    }
+    /// The harmonic mean of precision and recall.
+    pub fn f1(&self) -> f64 {
+        let (p, r) = (self.precision(), self.recall());
+        if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        1.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Per-tag line counts, summed over scripts and layouts.
+pub type TagCounts = BTreeMap<Tag, TagCount>;
+
+/// Scores a parse of `rendered.text` line by line: a line's predicted tag is
+/// the tag of the element whose lines enclose it, unless the parse set it
+/// aside as noise. A blank line is not scored; page furniture read as a tag
+/// counts against that tag's precision.
+pub fn score(rendered: &Rendered, parsed: &Screenplay, into: &mut TagCounts) {
+    let n = rendered.tags.len();
+    let mut predicted: Vec<Option<Tag>> = vec![None; n];
+    for e in &parsed.elements {
+        let Some(tag) = Tag::of(e.kind) else { continue };
+        for line in e.lines.first..=e.lines.last.min(n) {
+            if line >= 1 {
+                predicted[line - 1] = Some(tag);
+            }
+        }
+    }
+    for noise in &parsed.noise {
+        if (1..=n).contains(&noise.line) {
+            predicted[noise.line - 1] = None;
+        }
+    }
+    let text_lines: Vec<&str> = rendered.text.split('\n').collect();
+    for (i, (&gold, &got)) in rendered.tags.iter().zip(&predicted).enumerate() {
+        if text_lines.get(i).is_none_or(|l| l.trim().is_empty()) {
+            continue;
+        }
+        if let Some(g) = gold {
+            into.entry(g).or_default().gold += 1;
+        }
+        if let Some(p) = got {
+            into.entry(p).or_default().predicted += 1;
+        }
+        if let (Some(g), Some(p)) = (gold, got) {
+            if g == p {
+                into.entry(g).or_default().agreed += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::screenplay::{parse_text, Format};
+
+    const SCRIPT: &str = "INT. KITCHEN - NIGHT\n\n\
+        Mara stands at the sink, her back to the door.\n\n\
+        MARA\n(quietly)\nYou came back. I didn't think you would, not after what I said.\n\n\
+        QUINTON\nI left the key.\n\n\
+        CUT TO:\n\n\
+        EXT. PIER - DAWN\n\nThe boat is gone.\n";
+
+    fn play() -> Screenplay {
+        parse_text(SCRIPT, Some(Format::Fountain), None).unwrap()
+    }
+
+    #[test]
+    fn a_seed_always_renders_the_same_text_and_every_story_line_has_its_tag() {
+        let p = play();
+        for seed in 0..20 {
+            let l = Layout::draw(seed);
+            let a = render(&p, &l, seed);
+            let b = render(&p, &Layout::draw(seed), seed);
+            assert_eq!(a.text, b.text);
+            assert_eq!(a.tags.len(), a.text.lines().count());
+            let tagged = |t: Tag| a.tags.iter().filter(|&&x| x == Some(t)).count();
+            assert_eq!(tagged(Tag::Heading), 2, "{}", a.text);
+            assert_eq!(tagged(Tag::Character), 2);
+            assert_eq!(tagged(Tag::Transition), 1);
+            assert!(tagged(Tag::Parenthetical) >= 1);
+            assert!(tagged(Tag::Dialogue) >= 2);
+        }
+        // Layouts differ from seed to seed.
+        assert_ne!(Layout::draw(1), Layout::draw(2));
+    }
+
+    #[test]
+    fn a_parse_is_scored_line_by_line_and_noise_read_as_a_tag_costs_precision() {
+        let p = play();
+        let layout = Layout::draw(3);
+        let r = render(&p, &layout, 3);
+        // The gold itself scores 1 everywhere.
+        let mut perfect = TagCounts::new();
+        let gold = Screenplay {
+            elements: r
+                .tags
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| {
+                    let kind = match (*t)? {
+                        Tag::Heading => ElementKind::SceneHeading,
+                        Tag::Action => ElementKind::Action,
+                        Tag::Character => ElementKind::Character,
+                        Tag::Dialogue => ElementKind::Dialogue,
+                        Tag::Parenthetical => ElementKind::Parenthetical,
+                        Tag::Transition => ElementKind::Transition,
+                    };
+                    Some(Element::new(
+                        kind,
+                        "x",
+                        super::super::element::LineSpan::line(i + 1),
+                    ))
+                })
+                .collect(),
+            ..p.clone()
+        };
+        score(&r, &gold, &mut perfect);
+        assert!(perfect.values().all(|c| c.f1() == 1.0), "{perfect:?}");
+        // Everything read as action: action's precision falls, the rest's recall is 0.
+        let mut flat = TagCounts::new();
+        let lines = r.tags.len();
+        let all_action = Screenplay {
+            elements: vec![Element::new(
+                ElementKind::Action,
+                "x",
+                super::super::element::LineSpan {
+                    first: 1,
+                    last: lines,
+                },
+            )],
+            noise: Vec::new(),
+            ..p.clone()
+        };
+        score(&r, &all_action, &mut flat);
+        assert!(flat[&Tag::Action].precision() < 0.5);
+        assert_eq!(flat[&Tag::Dialogue].recall(), 0.0);
+    }
+}
