@@ -212,7 +212,12 @@ impl Writer<'_> {
 
     fn count(&mut self) {
         self.on_page += 1;
-        if self.on_page >= self.layout.page_lines {
+        // A cue is kept with its speech, as screenwriting software does.
+        let after_cue = self
+            .lines
+            .last()
+            .is_some_and(|l| l.1 == Some(Tag::Character));
+        if self.on_page >= self.layout.page_lines && !after_cue {
             self.break_page();
         }
     }
@@ -223,11 +228,16 @@ impl Writer<'_> {
             let line = format!("{}(MORE)", self.indent(l.cue_indent));
             self.furniture(line);
         }
+        if l.watermark {
+            // A footer on every page, as a PDF's text layer gives it.
+            self.furniture(String::new());
+            let line = format!("{}PROPERTY OF NORTHLIGHT PICTURES", self.indent(20));
+            self.furniture(line);
+        }
         if l.continued {
             let line = format!("{}(CONTINUED)", self.indent(l.transition_indent));
             self.furniture(line);
         }
-        self.furniture(String::new());
         self.furniture("\u{c}".into());
         self.page += 1;
         self.on_page = 0;
@@ -235,32 +245,39 @@ impl Writer<'_> {
             let d = l.drift as i64;
             self.shift = self.rng.random_range(-d..=d) as isize;
         }
-        if l.revision_header {
-            let line = format!(
-                "{}Rev. {:02}/{:02}/20{:02} (Blue)",
-                self.indent(l.action_indent),
-                1 + self.page % 12,
-                1 + self.page % 28,
-                10 + self.page % 14
-            );
-            self.furniture(line);
-        }
-        if l.page_numbers {
-            let line = format!("{}{}.", " ".repeat(l.transition_indent + 6), self.page + 1);
-            self.furniture(line);
-        }
-        if l.watermark {
-            let line = format!("{}PROPERTY OF NORTHLIGHT PICTURES", self.indent(20));
-            self.furniture(line);
+        // The revision header shares the page number's line, as Final Draft
+        // prints them.
+        let number = format!("{}.", self.page + 1);
+        let top = match (l.revision_header, l.page_numbers) {
+            (true, numbered) => {
+                let rev = format!(
+                    "Rev. {:02}/{:02}/20{:02} (Blue)",
+                    1 + self.page % 12,
+                    1 + self.page % 28,
+                    10 + self.page % 14
+                );
+                let mut line = format!("{}{rev}", self.indent(l.action_indent));
+                if numbered {
+                    let pad = (l.transition_indent + 6).saturating_sub(line.chars().count());
+                    line = format!("{line}{}{number}", " ".repeat(pad.max(4)));
+                }
+                Some(line)
+            }
+            (false, true) => Some(format!("{}{number}", " ".repeat(l.transition_indent + 6))),
+            (false, false) => None,
+        };
+        if let Some(top) = top {
+            self.furniture(top);
+            self.furniture(String::new());
         }
         if l.continued {
             self.furniture(format!("{}CONTINUED:", self.indent(l.action_indent)));
         }
-        self.furniture(String::new());
         if l.more {
             if let Some(who) = self.speaking.clone() {
+                // A cue of its own: annotators tag it C.
                 let line = format!("{}{who} (CONT'D)", self.indent(l.cue_indent));
-                self.furniture(line);
+                self.lines.push((line, Some(Tag::Character)));
             }
         }
     }
@@ -531,10 +548,20 @@ pub fn score(rendered: &Rendered, parsed: &Screenplay, into: &mut TagCounts) {
             }
         }
     }
+    // A margin scene number shares its line with the heading it numbers; a
+    // speaker's cue repeated after a page break (`KATE (CONT'D)`) is set
+    // aside to keep the speech whole, and is a cue line all the same.
     for noise in &parsed.noise {
-        if (1..=n).contains(&noise.line) {
-            predicted[noise.line - 1] = None;
+        if !(1..=n).contains(&noise.line) {
+            continue;
         }
+        predicted[noise.line - 1] = match noise.kind {
+            super::element::NoiseKind::SceneNumber => continue,
+            super::element::NoiseKind::Continued if repeated_cue(&noise.text) => {
+                Some(Tag::Character)
+            }
+            _ => None,
+        };
     }
     let text_lines: Vec<&str> = rendered.text.split('\n').collect();
     for (i, (&gold, &got)) in rendered.tags.iter().zip(&predicted).enumerate() {
@@ -555,6 +582,16 @@ pub fn score(rendered: &Rendered, parsed: &Screenplay, into: &mut TagCounts) {
     }
 }
 
+/// `KATE (CONT'D)`: a name in capitals with a continuation mark, not the
+/// `CONTINUED` of a page's edge.
+fn repeated_cue(text: &str) -> bool {
+    let t = text.trim();
+    let upper = t.to_uppercase();
+    !t.starts_with('(')
+        && !upper.starts_with("CONTINUED")
+        && (upper.contains("CONT'D") || upper.contains("CONT’D") || upper.contains("(CONT"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,6 +606,15 @@ mod tests {
 
     fn play() -> Screenplay {
         parse_text(SCRIPT, Some(Format::Fountain), None).unwrap()
+    }
+
+    #[test]
+    fn a_cue_repeated_after_a_page_break_is_a_cue_line_and_continued_is_not() {
+        assert!(repeated_cue("KATE (CONT'D)"));
+        assert!(repeated_cue("MR. O'BRIEN (CONT’D)"));
+        assert!(!repeated_cue("CONTINUED:"));
+        assert!(!repeated_cue("(CONTINUED)"));
+        assert!(!repeated_cue("CONTINUED: (2)"));
     }
 
     #[test]
@@ -620,6 +666,23 @@ mod tests {
                 })
                 .collect(),
             ..p.clone()
+        };
+        // A margin scene number noted on a heading's line leaves the heading.
+        let numbered: Vec<super::super::element::Noise> = r
+            .tags
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| **t == Some(Tag::Heading))
+            .map(|(i, _)| super::super::element::Noise {
+                line: i + 1,
+                kind: super::super::element::NoiseKind::SceneNumber,
+                text: "1".into(),
+            })
+            .collect();
+        assert!(!numbered.is_empty());
+        let gold = Screenplay {
+            noise: numbered,
+            ..gold
         };
         score(&r, &gold, &mut perfect);
         assert!(perfect.values().all(|c| c.f1() == 1.0), "{perfect:?}");

@@ -84,6 +84,13 @@ pub fn read(text: &str) -> Reading {
     let mut diagnostics = Vec::new();
     let mut lines = prepare(text, &mut noise, &mut diagnostics);
     noise::mark(&mut lines, &mut noise, &mut diagnostics);
+    let moved = layout::align_pages(&mut lines);
+    if moved > 0 {
+        diagnostics.push(Diagnostic::info(
+            1,
+            format!("{moved} page(s) drift from the script's left margin; their columns were moved back"),
+        ));
+    }
     let items = layout::items(&lines);
     let lay = layout::Layout::learn(&lines, &items);
     let elements = build::build(&lines, &items, &lay, &mut noise, &mut diagnostics);

@@ -530,3 +530,79 @@ fn bench_parse_layouts_scores_every_tag_and_writes_what_it_rendered() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no Fountain or FDX script"));
 }
+
+/// A laid-out script: `(indent, text)` lines, `None` for a page break.
+fn laid_out(lines: &[Option<(usize, &str)>]) -> String {
+    lines
+        .iter()
+        .map(|l| match l {
+            Some((indent, text)) if !text.is_empty() => format!("{}{text}\n", " ".repeat(*indent)),
+            Some(_) => "\n".to_string(),
+            None => "\u{c}".to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_page_that_drifts_a_few_columns_is_read_at_the_script_s_columns() {
+    // PDF-to-text output moves whole pages by a column or three; the second
+    // page's speech sat where the first page's action was expected.
+    let page = |shift: usize| {
+        let mut v = Vec::new();
+        for k in 0..4 {
+            v.extend([
+                Some((
+                    10 + shift,
+                    "Mara crosses to the counter and sets the key down.",
+                )),
+                Some((0, "")),
+                Some((35 + shift, if k % 2 == 0 { "MARA" } else { "QUINTON" })),
+                Some((22 + shift, "I know what you did. I know all of it.")),
+                Some((22 + shift, "Every word of it.")),
+                Some((0, "")),
+            ]);
+        }
+        v
+    };
+    let mut lines = page(0);
+    lines.push(None);
+    lines.extend(page(3));
+    let text = laid_out(&lines);
+    let play = screenplay::parse_text(&text, Some(Format::Text), None).unwrap();
+    let counts = kind_counts(&play);
+    assert_eq!(counts.get("dialogue"), Some(&8), "{counts:?}");
+    assert_eq!(counts.get("character"), Some(&8), "{counts:?}");
+    assert_eq!(counts.get("action"), Some(&8), "{counts:?}");
+    assert!(
+        play.diagnostics.iter().any(|d| d.message.contains("drift")),
+        "{:?}",
+        play.diagnostics
+    );
+}
+
+#[test]
+fn a_transition_far_right_is_read_in_any_case_and_without_its_colon() {
+    for transition in ["SMASH CUT TO", "Dissolve to:", "BURN TO PINK."] {
+        let mut lines = Vec::new();
+        for _ in 0..3 {
+            lines.extend([
+                Some((10, "Mara crosses to the counter and sets the key down.")),
+                Some((0, "")),
+                Some((35, "MARA")),
+                Some((22, "I know what you did. I know all of it.")),
+                Some((0, "")),
+            ]);
+        }
+        lines.extend([
+            Some((58, transition)),
+            Some((0, "")),
+            Some((10, "INT. PIER - DAWN")),
+        ]);
+        let play = screenplay::parse_text(&laid_out(&lines), Some(Format::Text), None).unwrap();
+        let found: Vec<&str> = play
+            .of_kind(ElementKind::Transition)
+            .map(|e| e.text.as_str())
+            .collect();
+        assert_eq!(found, vec![transition], "{transition}");
+    }
+}

@@ -153,12 +153,32 @@ impl<'a> Builder<'a> {
         }
         // A right-aligned upper-case line ending in a colon or period
         // (`MATCH DISSOLVE:`, `BURN TO PINK.`), set where transitions end.
-        self.shape(k).upper
+        let short = l.text.chars().count() <= 30;
+        if self.shape(k).upper
             && l.text.ends_with([':', '.'])
-            && l.text.chars().count() <= 30
+            && short
             && l.indent >= self.lay.action + 25
             && (l.indent + l.text.chars().count()).abs_diff(self.lay.transition_end) <= 2
             && self.direct(k).is_none()
+        {
+            return true;
+        }
+        // Further right than any cue, alone, and worded as a transition in
+        // any case or without its colon (`SMASH CUT TO`, `Dissolve to:`), or
+        // upper case with a colon or period (`BURN TO PINK.`) where
+        // transitions start rather than end.
+        let far_right = l.indent >= self.lay.action + 25
+            && self.lay.cue.is_none_or(|c| l.indent >= c + 6)
+            && self.lay.dialogue.is_none_or(|d| l.indent >= d + 12);
+        if !(far_right && short && self.apart_before(k) && self.direct(k).is_none()) {
+            return false;
+        }
+        let lower = l.text.to_lowercase();
+        let bare = lower.trim_end_matches([':', '.']).trim_end();
+        let worded = bare.ends_with(" to")
+            || matches!(bare, "fade out" | "fade in" | "fade to black" | "cut")
+            || bare.starts_with("fade to ");
+        worded || (self.shape(k).upper && l.text.ends_with([':', '.']))
     }
 
     fn is_heading(&self, k: usize) -> bool {

@@ -331,3 +331,62 @@ impl Hist {
         best.map(|(c, _)| c)
     }
 }
+
+/// The most columns a page may have drifted from the script's left margin
+/// and still be moved back ([`align_pages`]).
+const MAX_DRIFT: usize = 3;
+
+/// Moves each page's lines back to the script's left margin when a page as
+/// a whole sits a few columns off (PDF-to-text output drifts from page to
+/// page): a page's margin is the leftmost column that at least two of its
+/// content lines start at, and the script's is the most common of those.
+/// A page whose margin is further off (a page of dialogue only) is left as
+/// it is. Returns how many pages were moved.
+pub(super) fn align_pages(lines: &mut [Line<'_>]) -> usize {
+    let mut pages: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut start = 0;
+    for (i, line) in lines.iter().enumerate().skip(1) {
+        if line.page_start {
+            pages.push(start..i);
+            start = i;
+        }
+    }
+    pages.push(start..lines.len());
+    if pages.len() < 2 {
+        return 0;
+    }
+    let margin = |range: &std::ops::Range<usize>| -> Option<usize> {
+        let mut counts: std::collections::BTreeMap<usize, usize> = Default::default();
+        for l in &lines[range.clone()] {
+            if l.is_content() {
+                *counts.entry(l.indent).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .find(|&(_, n)| n >= 2)
+            .map(|(col, _)| col)
+    };
+    let margins: Vec<Option<usize>> = pages.iter().map(margin).collect();
+    let mut hist = Hist::default();
+    for m in margins.iter().flatten() {
+        hist.add(*m);
+    }
+    let Some(reference) = hist.mode() else {
+        return 0;
+    };
+    let mut moved = 0;
+    for (range, m) in pages.iter().zip(margins) {
+        let Some(m) = m else { continue };
+        if m == reference || m.abs_diff(reference) > MAX_DRIFT {
+            continue;
+        }
+        moved += 1;
+        for l in &mut lines[range.clone()] {
+            if !l.text.is_empty() {
+                l.indent = (l.indent + reference).saturating_sub(m);
+            }
+        }
+    }
+    moved
+}
