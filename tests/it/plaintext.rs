@@ -606,3 +606,40 @@ fn a_transition_far_right_is_read_in_any_case_and_without_its_colon() {
         assert_eq!(found, vec![transition], "{transition}");
     }
 }
+
+#[test]
+fn a_speech_cut_mid_sentence_by_a_page_break_goes_on_without_more() {
+    // No (MORE), no repeated cue: the next page starts mid-sentence at the
+    // dialogue column, and was read as action.
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        lines.extend([
+            Some((10, "Mara crosses to the counter and sets the key down.")),
+            Some((0, "")),
+            Some((35, "MARA")),
+            Some((22, "I know what you did. I know all of it.")),
+            Some((0, "")),
+        ]);
+    }
+    lines.extend([
+        Some((35, "QUINTON")),
+        Some((22, "I haven't really even thought")),
+        None,
+        Some((55, "2.")),
+        Some((0, "")),
+        Some((22, "about that yet. It's been")),
+        Some((22, "tight since the funeral.")),
+        Some((0, "")),
+        Some((10, "He turns away from her.")),
+    ]);
+    let play = screenplay::parse_text(&laid_out(&lines), Some(Format::Text), None).unwrap();
+    let last = play.of_kind(ElementKind::Dialogue).last().unwrap();
+    assert_eq!(
+        last.text,
+        "I haven't really even thought about that yet. It's been tight since the funeral."
+    );
+    assert_eq!(
+        play.of_kind(ElementKind::Action).last().unwrap().text,
+        "He turns away from her."
+    );
+}

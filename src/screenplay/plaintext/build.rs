@@ -309,8 +309,10 @@ impl<'a> Builder<'a> {
                     continue;
                 }
                 // Some converters drop the repeated cue: the speech then
-                // resumes at the dialogue column right after `(MORE)`.
-                let resumes = it.more_before
+                // resumes at the dialogue column right after `(MORE)`, or,
+                // with no `(MORE)` either, after a line cut mid-sentence.
+                let cut = body.last().is_some_and(|b| !ends_sentence(b.text));
+                let resumes = (it.more_before || cut)
                     && !body.is_empty()
                     && self.lay.indented_dialogue()
                     && self.in_speech_columns(l.indent)
@@ -320,7 +322,11 @@ impl<'a> Builder<'a> {
                 }
                 self.diagnostics.push(Diagnostic::info(
                     l.no,
-                    "speech continues after (MORE) without its cue repeated",
+                    if it.more_before {
+                        "speech continues after (MORE) without its cue repeated"
+                    } else {
+                        "speech cut mid-sentence by a page break continues on the next page"
+                    },
                 ));
             } else if it.blank_before {
                 let spaced = self.lay.double_spaced || body.is_empty();
