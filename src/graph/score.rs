@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::embed::Embedder;
 use crate::text::content_words;
+use crate::util::metrics::{f1, share};
 
 use super::gold::{Gold, GoldState};
 use super::schema::{Attitude, EdgeKind, NodeKind};
@@ -116,30 +117,17 @@ pub struct Prf {
 impl Prf {
     /// Matched share of the graph's items (1 when it has none).
     pub fn precision(&self) -> f64 {
-        ratio(self.matched_graph, self.graph)
+        share(self.matched_graph, self.graph)
     }
 
     /// Matched share of the gold items (1 when there are none).
     pub fn recall(&self) -> f64 {
-        ratio(self.matched_gold, self.gold)
+        share(self.matched_gold, self.gold)
     }
 
     /// Harmonic mean of precision and recall.
     pub fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 {
-            0.0
-        } else {
-            2.0 * p * r / (p + r)
-        }
-    }
-}
-
-fn ratio(a: usize, b: usize) -> f64 {
-    if b == 0 {
-        1.0
-    } else {
-        a as f64 / b as f64
+        f1(self.precision(), self.recall())
     }
 }
 

@@ -10,9 +10,11 @@
 //! parentheticals wrapped over lines, time cards. The same seed always
 //! renders the same text.
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
+use std::ops::Range;
+
+use crate::util::metrics::{f1, share};
+use crate::util::rng::SplitMix64;
 
 use super::element::{Element, ElementKind};
 use super::Screenplay;
@@ -71,6 +73,16 @@ impl Tag {
     }
 }
 
+/// A number in `range` (not empty).
+fn within(r: &mut SplitMix64, range: Range<usize>) -> usize {
+    range.start + r.below(range.end - range.start)
+}
+
+/// True with probability `p`.
+fn chance(r: &mut SplitMix64, p: f64) -> bool {
+    r.unit() < p
+}
+
 /// What a layout does; drawn from a seed by [`Layout::draw`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
@@ -127,41 +139,40 @@ pub struct Layout {
 impl Layout {
     /// The layout of `seed`: every choice drawn once, deterministically.
     pub fn draw(seed: u64) -> Layout {
-        let mut r = StdRng::seed_from_u64(seed ^ 0x5c12_9e1d_0000_0000);
-        let action_indent = r.random_range(0..16);
-        let dialogue_indent = action_indent + r.random_range(6..18);
-        let paren_indent = dialogue_indent + r.random_range(2..9);
-        let cue_indent = paren_indent + r.random_range(3..14);
-        let prob = |r: &mut StdRng, p: f64| r.random_bool(p);
+        let mut r = SplitMix64::new(seed ^ 0x5c12_9e1d_0000_0000);
+        let action_indent = within(&mut r, 0..16);
+        let dialogue_indent = action_indent + within(&mut r, 6..18);
+        let paren_indent = dialogue_indent + within(&mut r, 2..9);
+        let cue_indent = paren_indent + within(&mut r, 3..14);
         Layout {
             action_indent,
             dialogue_indent,
             paren_indent,
             cue_indent,
-            transition_indent: cue_indent + r.random_range(8..24),
-            action_width: r.random_range(52..72),
-            dialogue_width: r.random_range(28..42),
-            paren_width: r.random_range(14..30),
-            page_lines: r.random_range(48..62),
-            drift: if prob(&mut r, 0.4) {
-                r.random_range(1..4)
+            transition_indent: cue_indent + within(&mut r, 8..24),
+            action_width: within(&mut r, 52..72),
+            dialogue_width: within(&mut r, 28..42),
+            paren_width: within(&mut r, 14..30),
+            page_lines: within(&mut r, 48..62),
+            drift: if chance(&mut r, 0.4) {
+                within(&mut r, 1..4)
             } else {
                 0
             },
-            tab_width: if prob(&mut r, 0.2) { 8 } else { 0 },
-            margin_numbers: prob(&mut r, 0.35),
-            page_numbers: prob(&mut r, 0.7),
-            revision_header: prob(&mut r, 0.25),
-            continued: prob(&mut r, 0.35),
-            more: prob(&mut r, 0.5),
-            watermark: prob(&mut r, 0.15),
-            stars: if prob(&mut r, 0.2) { 0.05 } else { 0.0 },
-            bare_headings: if prob(&mut r, 0.3) { 0.3 } else { 0.0 },
-            dotless_headings: if prob(&mut r, 0.25) { 0.5 } else { 0.0 },
-            lower_headings: if prob(&mut r, 0.15) { 0.5 } else { 0.0 },
-            loose_transitions: if prob(&mut r, 0.3) { 0.6 } else { 0.0 },
-            blank_after_cue: prob(&mut r, 0.08),
-            paragraph_gap: if prob(&mut r, 0.15) { 2 } else { 1 },
+            tab_width: if chance(&mut r, 0.2) { 8 } else { 0 },
+            margin_numbers: chance(&mut r, 0.35),
+            page_numbers: chance(&mut r, 0.7),
+            revision_header: chance(&mut r, 0.25),
+            continued: chance(&mut r, 0.35),
+            more: chance(&mut r, 0.5),
+            watermark: chance(&mut r, 0.15),
+            stars: if chance(&mut r, 0.2) { 0.05 } else { 0.0 },
+            bare_headings: if chance(&mut r, 0.3) { 0.3 } else { 0.0 },
+            dotless_headings: if chance(&mut r, 0.25) { 0.5 } else { 0.0 },
+            lower_headings: if chance(&mut r, 0.15) { 0.5 } else { 0.0 },
+            loose_transitions: if chance(&mut r, 0.3) { 0.6 } else { 0.0 },
+            blank_after_cue: chance(&mut r, 0.08),
+            paragraph_gap: if chance(&mut r, 0.15) { 2 } else { 1 },
         }
     }
 }
@@ -178,7 +189,7 @@ pub struct Rendered {
 
 struct Writer<'a> {
     layout: &'a Layout,
-    rng: StdRng,
+    rng: SplitMix64,
     lines: Vec<(String, Option<Tag>)>,
     page: usize,
     on_page: usize,
@@ -242,8 +253,7 @@ impl Writer<'_> {
         self.page += 1;
         self.on_page = 0;
         if l.drift > 0 {
-            let d = l.drift as i64;
-            self.shift = self.rng.random_range(-d..=d) as isize;
+            self.shift = self.rng.below(2 * l.drift + 1) as isize - l.drift as isize;
         }
         // The revision header shares the page number's line, as Final Draft
         // prints them.
@@ -283,7 +293,7 @@ impl Writer<'_> {
     }
 
     fn star(&mut self, line: String) -> String {
-        if self.layout.stars > 0.0 && self.rng.random_bool(self.layout.stars) {
+        if self.layout.stars > 0.0 && chance(&mut self.rng, self.layout.stars) {
             let pad = (self.layout.action_width + self.layout.action_indent + 4)
                 .saturating_sub(line.chars().count())
                 .max(2);
@@ -345,13 +355,13 @@ fn heading_text(w: &mut Writer<'_>, text: &str) -> String {
         .into_iter()
         .find(|p| upper.starts_with(p));
     if let Some(p) = prefix {
-        if l.bare_headings > 0.0 && w.rng.random_bool(l.bare_headings) {
+        if l.bare_headings > 0.0 && chance(&mut w.rng, l.bare_headings) {
             t = t[p.len()..].to_owned();
-        } else if l.dotless_headings > 0.0 && w.rng.random_bool(l.dotless_headings) {
+        } else if l.dotless_headings > 0.0 && chance(&mut w.rng, l.dotless_headings) {
             t = format!("{} {}", p.trim_end().trim_end_matches('.'), &t[p.len()..]);
         }
     }
-    if l.lower_headings > 0.0 && w.rng.random_bool(l.lower_headings) {
+    if l.lower_headings > 0.0 && chance(&mut w.rng, l.lower_headings) {
         t = t.to_lowercase();
     }
     t
@@ -359,7 +369,7 @@ fn heading_text(w: &mut Writer<'_>, text: &str) -> String {
 
 fn transition_text(w: &mut Writer<'_>, text: &str) -> String {
     let l = w.layout;
-    if l.loose_transitions > 0.0 && w.rng.random_bool(l.loose_transitions) {
+    if l.loose_transitions > 0.0 && chance(&mut w.rng, l.loose_transitions) {
         let bare = text.trim_end_matches(':').trim();
         let mut mixed: String = bare
             .split(' ')
@@ -372,10 +382,10 @@ fn transition_text(w: &mut Writer<'_>, text: &str) -> String {
             })
             .collect::<Vec<_>>()
             .join(" ");
-        if w.rng.random_bool(0.5) {
+        if chance(&mut w.rng, 0.5) {
             mixed.push(':');
         }
-        if w.rng.random_bool(0.5) {
+        if chance(&mut w.rng, 0.5) {
             mixed = bare.to_owned();
         }
         mixed
@@ -389,7 +399,7 @@ fn transition_text(w: &mut Writer<'_>, text: &str) -> String {
 pub fn render(play: &Screenplay, layout: &Layout, seed: u64) -> Rendered {
     let mut w = Writer {
         layout,
-        rng: StdRng::seed_from_u64(seed),
+        rng: SplitMix64::new(seed),
         lines: Vec::new(),
         page: 0,
         on_page: 0,
@@ -505,28 +515,15 @@ pub struct TagCount {
 impl TagCount {
     /// agreed / predicted (1 when nothing was predicted).
     pub fn precision(&self) -> f64 {
-        ratio(self.agreed, self.predicted)
+        share(self.agreed, self.predicted)
     }
     /// agreed / gold (1 when there was nothing to find).
     pub fn recall(&self) -> f64 {
-        ratio(self.agreed, self.gold)
+        share(self.agreed, self.gold)
     }
     /// The harmonic mean of precision and recall.
     pub fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 {
-            0.0
-        } else {
-            2.0 * p * r / (p + r)
-        }
-    }
-}
-
-fn ratio(a: usize, b: usize) -> f64 {
-    if b == 0 {
-        1.0
-    } else {
-        a as f64 / b as f64
+        f1(self.precision(), self.recall())
     }
 }
 

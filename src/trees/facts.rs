@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use crate::graph::{Attitude, Edge, EdgeKind, Graph, Node, NodeKind};
 
+use super::pronouns::Pronoun;
 use super::schema::DistractorReason;
 
 /// What a question asks about; node arguments are indices into [`Graph::nodes`].
@@ -237,7 +238,7 @@ impl<'g> Facts<'g> {
                     || content_words(&facts.content(i)).len() >= 2
             })
             .collect();
-        facts.pronouns = facts.learn_pronouns();
+        facts.pronouns = super::pronouns::learn(&facts);
         let mut vocabulary = FxHashMap::default();
         facts.words = facts
             .glosses
@@ -629,45 +630,6 @@ impl<'g> Facts<'g> {
         }
     }
 
-    /// The narration's pronouns for each character, by majority over the
-    /// narrated words of the states it holds ("Quinton feels fear: Fear is
-    /// doing his thinking for him now." votes `he`). Quoted lines are left
-    /// out (a speaker's `he` is someone else), and so are words that name
-    /// another character.
-    fn learn_pronouns(&self) -> Vec<Option<Pronoun>> {
-        let mut votes: HashMap<usize, (usize, usize)> = HashMap::new();
-        for (i, holder) in self.holders.iter().enumerate() {
-            let (Some(holder), Some(rest)) = (holder, self.without_holder(i)) else {
-                continue;
-            };
-            let Some((_, told)) = rest.split_once(": ") else {
-                continue;
-            };
-            // "June sees: Quinton's hand slides into his pocket": the
-            // pronoun is the other one's.
-            let names_another = self.characters.iter().any(|&c| {
-                c != *holder
-                    && told
-                        .split(|ch: char| !ch.is_alphanumeric())
-                        .any(|w| w == self.first_name(c))
-            });
-            if names_another {
-                continue;
-            }
-            let (he, she) = pronouns_in(told);
-            let v = votes.entry(*holder).or_default();
-            v.0 += he;
-            v.1 += she;
-        }
-        (0..self.graph.nodes.len())
-            .map(|i| match votes.get(&i) {
-                Some(&(he, she)) if he > she => Some(Pronoun::He),
-                Some(&(he, she)) if she > he => Some(Pronoun::She),
-                _ => None,
-            })
-            .collect()
-    }
-
     /// The pronoun the narration uses for a character, where it says.
     pub fn pronoun(&self, character: usize) -> Option<Pronoun> {
         self.pronouns.get(character).copied().flatten()
@@ -840,35 +802,4 @@ pub fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
         return 0.0;
     }
     a.intersection(b).count() as f64 / a.len() as f64
-}
-
-/// A third-person pronoun family, as narration refers to a character.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pronoun {
-    /// he, him, his, himself
-    He,
-    /// she, her, hers, herself
-    She,
-}
-
-/// How many he-family and she-family words `text` has outside quotes.
-pub fn pronouns_in(text: &str) -> (usize, usize) {
-    let mut quoted = false;
-    let (mut he, mut she) = (0, 0);
-    for piece in text.split_inclusive(['“', '”', '"']) {
-        let words = if quoted { "" } else { piece };
-        for w in words.split(|c: char| !c.is_alphabetic()) {
-            match w.to_lowercase().as_str() {
-                "he" | "him" | "his" | "himself" => he += 1,
-                "she" | "her" | "hers" | "herself" => she += 1,
-                _ => {}
-            }
-        }
-        if piece.ends_with(['“', '"']) && !quoted {
-            quoted = true;
-        } else if piece.ends_with(['”', '"']) {
-            quoted = false;
-        }
-    }
-    (he, she)
 }

@@ -15,6 +15,7 @@ pub mod generate;
 pub mod in_film;
 pub mod jsonl;
 pub mod model;
+pub mod pronouns;
 pub mod provenance;
 pub mod rules;
 pub mod schema;

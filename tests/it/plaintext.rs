@@ -543,6 +543,22 @@ fn laid_out(lines: &[Option<(usize, &str)>]) -> String {
         .collect()
 }
 
+/// Three action paragraphs each followed by a speech: enough lines for the
+/// reader to learn the columns (action 10, dialogue 22, cues 35).
+fn three_speeches() -> Vec<Option<(usize, &'static str)>> {
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        lines.extend([
+            Some((10, "Mara crosses to the counter and sets the key down.")),
+            Some((0, "")),
+            Some((35, "MARA")),
+            Some((22, "I know what you did. I know all of it.")),
+            Some((0, "")),
+        ]);
+    }
+    lines
+}
+
 #[test]
 fn a_page_that_drifts_a_few_columns_is_read_at_the_script_s_columns() {
     // PDF-to-text output moves whole pages by a column or three; the second
@@ -583,16 +599,7 @@ fn a_page_that_drifts_a_few_columns_is_read_at_the_script_s_columns() {
 #[test]
 fn a_transition_far_right_is_read_in_any_case_and_without_its_colon() {
     for transition in ["SMASH CUT TO", "Dissolve to:", "BURN TO PINK."] {
-        let mut lines = Vec::new();
-        for _ in 0..3 {
-            lines.extend([
-                Some((10, "Mara crosses to the counter and sets the key down.")),
-                Some((0, "")),
-                Some((35, "MARA")),
-                Some((22, "I know what you did. I know all of it.")),
-                Some((0, "")),
-            ]);
-        }
+        let mut lines = three_speeches();
         lines.extend([
             Some((58, transition)),
             Some((0, "")),
@@ -611,16 +618,7 @@ fn a_transition_far_right_is_read_in_any_case_and_without_its_colon() {
 fn a_speech_cut_mid_sentence_by_a_page_break_goes_on_without_more() {
     // No (MORE), no repeated cue: the next page starts mid-sentence at the
     // dialogue column, and was read as action.
-    let mut lines = Vec::new();
-    for _ in 0..3 {
-        lines.extend([
-            Some((10, "Mara crosses to the counter and sets the key down.")),
-            Some((0, "")),
-            Some((35, "MARA")),
-            Some((22, "I know what you did. I know all of it.")),
-            Some((0, "")),
-        ]);
-    }
+    let mut lines = three_speeches();
     lines.extend([
         Some((35, "QUINTON")),
         Some((22, "I haven't really even thought")),
