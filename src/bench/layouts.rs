@@ -11,8 +11,10 @@ use moviegraph::screenplay::layouts::{render, score, Layout, Tag, TagCounts};
 use moviegraph::screenplay::{self, Format};
 
 /// Layout seeds from here on were never looked at while the plain-text
-/// reader's rules were written: its held-out measurement.
-pub const HELD_OUT: u64 = 1000;
+/// reader's rules were written: its held-out measurement. (Seeds 1000 to
+/// 1999 were the held-out ones until their layouts were read to find what
+/// the reader got wrong; they are development layouts now.)
+pub const HELD_OUT: u64 = 2000;
 
 /// The scripts rendered: every `.fountain` and `.fdx` under `roots`
 /// (recursively, sorted), skipping files that do not parse or tell no story.
@@ -141,15 +143,17 @@ pub fn bench_layouts(
         bytes as f64 / 1e6,
         started.elapsed().as_secs_f64()
     );
-    let _ = writeln!(
-        out,
-        "{}",
-        if seed >= HELD_OUT {
-            "(held-out layouts: no layout from seed 1000 on was read while the reader's rules were written)"
-        } else {
-            "(development layouts: seeds below 1000 were read while the reader's rules were written; --seed 1000 for held-out ones)"
-        }
-    );
+    let _ = if seed >= HELD_OUT {
+        writeln!(
+            out,
+            "(held-out layouts: no layout from seed {HELD_OUT} on was read while the reader's rules were written)"
+        )
+    } else {
+        writeln!(
+            out,
+            "(development layouts: seeds below {HELD_OUT} were read while the reader's rules were written; --seed {HELD_OUT} for held-out ones)"
+        )
+    };
     let _ = writeln!(
         out,
         "{:<4} {:<14} {:>8} {:>9} {:>7} {:>7} {:>7}",

@@ -134,6 +134,19 @@ pub struct Layout {
     pub blank_after_cue: bool,
     /// Blank lines between paragraphs (1 or 2).
     pub paragraph_gap: usize,
+    /// The first speakers are renamed to names that hold `INT`, `EXT` or
+    /// `CUT` (`INTERN`, `CUTTER`), which a reader keyed on words mistakes
+    /// for headings and transitions.
+    pub tricky_names: bool,
+    /// Share of scenes that open with an upper-case card under the heading
+    /// (`THREE WEEKS LATER`, `SUPER: "PARIS, 1987"`), tagged action.
+    pub time_cards: f64,
+    /// Margin scene numbers written against the heading (`12INT. HALL`,
+    /// `12 INT. HALL`) and only on the left, as converters leave them.
+    pub glued_numbers: bool,
+    /// Share of action and dialogue lines with a PDF-to-text slip in them
+    /// (`0` for `O`, `l` for `I`, a comma for a period, a split word).
+    pub ocr: f64,
 }
 
 impl Layout {
@@ -173,6 +186,12 @@ impl Layout {
             loose_transitions: if chance(&mut r, 0.3) { 0.6 } else { 0.0 },
             blank_after_cue: chance(&mut r, 0.08),
             paragraph_gap: if chance(&mut r, 0.15) { 2 } else { 1 },
+            // Drawn last, so the layouts drawn before these existed keep
+            // every earlier choice.
+            tricky_names: chance(&mut r, 0.25),
+            time_cards: if chance(&mut r, 0.25) { 0.15 } else { 0.0 },
+            glued_numbers: chance(&mut r, 0.3),
+            ocr: if chance(&mut r, 0.2) { 0.04 } else { 0.0 },
         }
     }
 }
@@ -197,6 +216,11 @@ struct Writer<'a> {
     scene: usize,
     /// The speaker of the speech being written (for `(CONT'D)` after a break).
     speaking: Option<String>,
+    /// Speakers renamed by [`Layout::tricky_names`], in order of appearance.
+    renamed: Vec<(String, &'static str)>,
+    /// The page is full: the next story line starts a new one (blank lines
+    /// in between are dropped, as at the top of a printed page).
+    full: bool,
 }
 
 impl Writer<'_> {
@@ -217,6 +241,9 @@ impl Writer<'_> {
     }
 
     fn blank(&mut self) {
+        if self.full {
+            return;
+        }
         self.lines.push((String::new(), None));
         self.count();
     }
@@ -226,9 +253,20 @@ impl Writer<'_> {
         // A cue is kept with its speech, as screenwriting software does.
         let after_cue = self
             .lines
-            .last()
+            .iter()
+            .rev()
+            .find(|l| !l.0.trim().is_empty())
             .is_some_and(|l| l.1 == Some(Tag::Character));
         if self.on_page >= self.layout.page_lines && !after_cue {
+            self.full = true;
+        }
+    }
+
+    /// Starts a new page when the last one is full. Called before a story
+    /// line is written, so a speech that ended at a page's foot gets no
+    /// `(MORE)` and the new page's drift applies to the line.
+    fn turn_page_if_full(&mut self) {
+        if std::mem::take(&mut self.full) {
             self.break_page();
         }
     }
@@ -304,6 +342,7 @@ impl Writer<'_> {
     }
 
     fn put(&mut self, indent: usize, text: &str, tag: Tag) {
+        self.turn_page_if_full();
         let line = format!("{}{text}", self.indent(indent));
         let line = self.star(line);
         self.lines.push((line, Some(tag)));
@@ -313,8 +352,39 @@ impl Writer<'_> {
     fn paragraph(&mut self, indent: usize, width: usize, text: &str, tag: Tag) {
         for row in text.split('\n') {
             for wrapped in wrap(row, width) {
+                let slip = matches!(tag, Tag::Action | Tag::Dialogue)
+                    && self.layout.ocr > 0.0
+                    && chance(&mut self.rng, self.layout.ocr);
+                let wrapped = if slip {
+                    ocr_slip(&mut self.rng, &wrapped)
+                } else {
+                    wrapped
+                };
                 self.put(indent, &wrapped, tag);
             }
+        }
+    }
+
+    /// The cue and speaker as this layout writes them: with
+    /// [`Layout::tricky_names`], the first speakers take names that hold
+    /// heading and transition words.
+    fn rename(&mut self, cue: String, speaker: String) -> (String, String) {
+        if !self.layout.tricky_names {
+            return (cue, speaker);
+        }
+        let known = self.renamed.iter().find(|(from, _)| *from == speaker);
+        let to = match known {
+            Some((_, to)) => *to,
+            None if self.renamed.len() < TRICKY_NAMES.len() => {
+                let to = TRICKY_NAMES[self.renamed.len()];
+                self.renamed.push((speaker.clone(), to));
+                to
+            }
+            None => return (cue, speaker),
+        };
+        match cue.strip_prefix(speaker.as_str()) {
+            Some(rest) => (format!("{to}{rest}"), to.to_string()),
+            None => (cue, speaker),
         }
     }
 
@@ -343,6 +413,58 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// Names given to the first speakers by [`Layout::tricky_names`].
+const TRICKY_NAMES: [&str; 4] = ["INTERN", "CUTTER", "EXTON", "DR. INTERLANDI"];
+
+/// Cards set under a heading by [`Layout::time_cards`].
+const TIME_CARDS: [&str; 6] = [
+    "LATER",
+    "THREE WEEKS LATER",
+    "5 YEARS LATER",
+    "THE NEXT MORNING",
+    "SUPER: \"PARIS, 1987\"",
+    "TITLE CARD: TWO DAYS EARLIER",
+];
+
+/// One slip of a PDF's text layer in `line`: a letter read as a digit or
+/// the other way round, a period read as a comma, or a word split by a
+/// space. The line keeps its length to within a character.
+fn ocr_slip(rng: &mut SplitMix64, line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let swaps: Vec<usize> = chars
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c, 'O' | 'o' | 'I' | 'l' | '.' | 'e'))
+        .map(|(i, _)| i)
+        .collect();
+    if swaps.is_empty() || rng.below(4) == 0 {
+        // Split a word of four letters or more after its second letter.
+        let words: Vec<usize> = (0..chars.len().saturating_sub(3))
+            .filter(|&i| {
+                (i == 0 || chars[i - 1] == ' ') && chars[i..i + 4].iter().all(|c| c.is_alphabetic())
+            })
+            .collect();
+        let Some(&at) = words.get(rng.below(words.len().max(1))) else {
+            return line.to_string();
+        };
+        let mut out: String = chars[..at + 2].iter().collect();
+        out.push(' ');
+        out.extend(&chars[at + 2..]);
+        return out;
+    }
+    let at = swaps[rng.below(swaps.len())];
+    let mut out = chars.clone();
+    out[at] = match chars[at] {
+        'O' => '0',
+        'o' => '0',
+        'I' => 'l',
+        'l' => '1',
+        '.' => ',',
+        _ => 'c',
+    };
+    out.into_iter().collect()
 }
 
 /// `INT. KITCHEN - NIGHT` as a layout writes it: without its prefix, `INT`
@@ -406,6 +528,8 @@ pub fn render(play: &Screenplay, layout: &Layout, seed: u64) -> Rendered {
         shift: 0,
         scene: 0,
         speaking: None,
+        renamed: Vec::new(),
+        full: false,
     };
     let story: Vec<&Element> = play
         .elements
@@ -417,24 +541,37 @@ pub fn render(play: &Screenplay, layout: &Layout, seed: u64) -> Rendered {
         match e.kind {
             ElementKind::SceneHeading => {
                 w.speaking = None;
+                w.turn_page_if_full();
                 w.scene += 1;
                 let text = heading_text(&mut w, e.text.trim());
                 let line = if layout.margin_numbers {
                     let n = w.scene.to_string();
-                    let body = format!(
-                        "{n}{}{text}",
-                        " ".repeat(layout.action_indent.saturating_sub(n.len()).max(3),)
-                    );
-                    let pad = (layout.transition_indent + 14)
-                        .saturating_sub(body.chars().count())
-                        .max(3);
-                    format!("{body}{}{n}", " ".repeat(pad))
+                    // The heading's text drifts with its page.
+                    let column = (layout.action_indent as isize + w.shift).max(0) as usize;
+                    if layout.glued_numbers {
+                        let gap = if chance(&mut w.rng, 0.5) { "" } else { " " };
+                        format!("{}{n}{gap}{text}", w.indent(layout.action_indent))
+                    } else {
+                        let body = format!(
+                            "{n}{}{text}",
+                            " ".repeat(column.saturating_sub(n.len()).max(3))
+                        );
+                        let pad = (layout.transition_indent + 14)
+                            .saturating_sub(body.chars().count())
+                            .max(3);
+                        format!("{body}{}{n}", " ".repeat(pad))
+                    }
                 } else {
                     format!("{}{text}", w.indent(layout.action_indent))
                 };
                 w.lines.push((line, Some(Tag::Heading)));
                 w.count();
                 w.gap();
+                if layout.time_cards > 0.0 && chance(&mut w.rng, layout.time_cards) {
+                    let card = TIME_CARDS[w.rng.below(TIME_CARDS.len())];
+                    w.put(layout.action_indent, card, Tag::Action);
+                    w.gap();
+                }
             }
             ElementKind::Character => {
                 let mut cue = e.text.trim().to_owned();
@@ -443,7 +580,12 @@ pub fn render(play: &Screenplay, layout: &Layout, seed: u64) -> Rendered {
                         cue = format!("{cue} ({x})");
                     }
                 }
-                w.speaking = Some(e.speaker.clone().unwrap_or_else(|| cue.clone()));
+                let speaker = e.speaker.clone().unwrap_or_else(|| cue.clone());
+                let (cue, speaker) = w.rename(cue, speaker);
+                // A new page starts before the cue, not inside the speech.
+                w.speaking = None;
+                w.turn_page_if_full();
+                w.speaking = Some(speaker);
                 w.put(layout.cue_indent, &cue, Tag::Character);
                 if layout.blank_after_cue {
                     w.blank();
@@ -545,15 +687,17 @@ pub fn score(rendered: &Rendered, parsed: &Screenplay, into: &mut TagCounts) {
             }
         }
     }
-    // A margin scene number shares its line with the heading it numbers; a
-    // speaker's cue repeated after a page break (`KATE (CONT'D)`) is set
+    // A margin scene number shares its line with the heading it numbers and
+    // a revision star with the line it marks; a speaker's cue repeated after a page break (`KATE (CONT'D)`) is set
     // aside to keep the speech whole, and is a cue line all the same.
     for noise in &parsed.noise {
         if !(1..=n).contains(&noise.line) {
             continue;
         }
         predicted[noise.line - 1] = match noise.kind {
-            super::element::NoiseKind::SceneNumber => continue,
+            super::element::NoiseKind::SceneNumber | super::element::NoiseKind::RevisionMark => {
+                continue
+            }
             super::element::NoiseKind::Continued if repeated_cue(&noise.text) => {
                 Some(Tag::Character)
             }
@@ -612,6 +756,116 @@ mod tests {
         assert!(!repeated_cue("CONTINUED:"));
         assert!(!repeated_cue("(CONTINUED)"));
         assert!(!repeated_cue("CONTINUED: (2)"));
+    }
+
+    /// A script of `n` exchanges, long enough to cross many pages.
+    fn long_play(n: usize) -> Screenplay {
+        let mut text = String::from("INT. KITCHEN - NIGHT\n\n");
+        for k in 0..n {
+            text.push_str(&format!(
+                "Mara turns the key over in her hand, number {k}.\n\n\
+                 MARA\nYou came back. I didn't think you would, not after what I said to you.\n\n\
+                 QUINTON\n(quietly)\nI left the key where you would find it.\n\n"
+            ));
+        }
+        parse_text(&text, Some(Format::Fountain), None).unwrap()
+    }
+
+    #[test]
+    fn more_and_a_repeated_cue_only_where_a_speech_goes_on_over_the_page() {
+        // A speech that ended on a page's last line got `(MORE)`, and the
+        // next speaker's cue was written `(CONT'D)` under the old speaker's
+        // name when the page turned right before it.
+        let p = long_play(40);
+        for seed in 0..30 {
+            let mut layout = Layout::draw(seed);
+            (layout.more, layout.page_lines) = (true, 20 + seed as usize % 7);
+            let r = render(&p, &layout, seed);
+            let lines: Vec<&str> = r.text.split('\n').collect();
+            for (i, line) in lines.iter().enumerate() {
+                if line.trim() != "(MORE)" {
+                    continue;
+                }
+                let before = (0..i).rev().find(|&j| r.tags[j].is_some()).unwrap();
+                let cue = (i + 1..lines.len())
+                    .find(|&j| lines[j].contains("(CONT'D)"))
+                    .unwrap();
+                let after = (cue + 1..lines.len())
+                    .find(|&j| r.tags[j].is_some())
+                    .unwrap();
+                assert!(
+                    matches!(r.tags[before], Some(Tag::Dialogue | Tag::Parenthetical)),
+                    "seed {seed}: (MORE) after {:?}",
+                    lines[before]
+                );
+                assert!(
+                    matches!(r.tags[after], Some(Tag::Dialogue | Tag::Parenthetical)),
+                    "seed {seed}: the speech after {:?} does not go on: {:?}",
+                    lines[cue],
+                    lines[after]
+                );
+                // The speaker of the repeated cue spoke the line before the break.
+                let speaker = lines[cue].trim().trim_end_matches(" (CONT'D)");
+                let last_cue = (0..before)
+                    .rev()
+                    .find(|&j| r.tags[j] == Some(Tag::Character))
+                    .unwrap();
+                let said = lines[last_cue].trim_end_matches('*').trim();
+                assert_eq!(said, speaker, "seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_revision_star_leaves_its_line_s_tag() {
+        // The scorer took a line with a revision star for noise: a cue with a
+        // star counted as a missed cue even when the parse had it right.
+        let p = long_play(3);
+        let mut layout = Layout::draw(5);
+        layout.stars = 1.0;
+        let r = render(&p, &layout, 5);
+        assert!(r.text.lines().filter(|l| l.ends_with('*')).count() > 5);
+        let parsed = parse_text(&r.text, Some(Format::Text), None).unwrap();
+        assert!(parsed
+            .noise
+            .iter()
+            .any(|n| n.kind == super::super::element::NoiseKind::RevisionMark));
+        let mut counts = TagCounts::new();
+        score(&r, &parsed, &mut counts);
+        for (tag, c) in &counts {
+            assert_eq!(c.agreed, c.gold, "{tag:?}: {c:?}\n{}", r.text);
+        }
+    }
+
+    #[test]
+    fn tricky_names_time_cards_glued_numbers_and_slips_keep_every_line_s_tag() {
+        let p = long_play(10);
+        let mut layout = Layout::draw(7);
+        layout.tricky_names = true;
+        layout.time_cards = 1.0;
+        layout.margin_numbers = true;
+        layout.glued_numbers = true;
+        layout.ocr = 0.5;
+        let r = render(&p, &layout, 7);
+        let lines: Vec<&str> = r.text.split('\n').collect();
+        let tags = &r.tags;
+        let tagged = |t: Tag| (0..tags.len()).filter(move |&i| tags[i] == Some(t));
+        let cues: Vec<&str> = tagged(Tag::Character).map(|i| lines[i].trim()).collect();
+        assert!(
+            cues.contains(&"INTERN") && cues.contains(&"CUTTER"),
+            "{cues:?}"
+        );
+        assert!(!cues
+            .iter()
+            .any(|c| c.starts_with("MARA") || c.starts_with("QUINTON")));
+        let heading = tagged(Tag::Heading)
+            .next()
+            .map(|i| lines[i].trim())
+            .unwrap();
+        assert!(heading == "1INT. KITCHEN - NIGHT" || heading == "1 INT. KITCHEN - NIGHT");
+        assert!(tagged(Tag::Action).any(|i| TIME_CARDS.contains(&lines[i].trim())));
+        // Slips change letters, not lines: the speeches are there, line for line.
+        assert_eq!(tagged(Tag::Character).count(), 20);
     }
 
     #[test]
