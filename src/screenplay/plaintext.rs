@@ -9,11 +9,14 @@
 //!    stripped (IMSDb keeps `<b>`), tabs expanded to 8 columns, form feeds
 //!    turned into page starts, revision stars cut from the right margin.
 //! 2. `noise` finds what the page layout added: page numbers, `CONTINUED`,
-//!    `(MORE)`, margin scene numbers, running headers and footers.
-//! 3. `layout` learns the columns from the lines' shapes: short upper-case
-//!    lines followed at once by text at another column are cues; what follows
-//!    them gives the dialogue and parenthetical columns; long mixed-case lines
-//!    outside speeches give the action column and its right edge.
+//!    `(MORE)`, margin scene numbers (glued ones too, when next in the
+//!    script's numbering), running headers and footers.
+//! 3. `layout` moves pages that drift back onto the script's columns, then
+//!    learns the columns from the lines' shapes: short upper-case lines
+//!    followed at once (or after one blank line, where most cues are set so)
+//!    by text at another column are cues; what follows them gives the
+//!    dialogue and parenthetical columns; long lines outside speeches give
+//!    the action column and its right edge.
 //! 4. `build` walks the lines once with that model and emits elements,
 //!    joining a speech or paragraph split by a page break into one element.
 //!

@@ -28,6 +28,7 @@ mod local_backend;
 mod local_model;
 mod merge;
 mod plaintext;
+mod plaintext_hard;
 mod provenance;
 mod run;
 mod shots;

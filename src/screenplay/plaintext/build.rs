@@ -194,12 +194,55 @@ impl<'a> Builder<'a> {
         }
         // No INT./EXT.: an upper-case line alone at the action column that
         // ends in a time of day (`THE VAULT - NIGHT`).
-        upper
+        // In lower or mixed case (`the vault - night`) only when it stands
+        // alone on both sides and is no sentence.
+        let lower_alone = !upper
+            && l.text.chars().count() <= 60
+            && !ends_sentence(&l.text)
+            && self.alone_after(k);
+        if (upper || lower_alone)
             && l.indent <= self.lay.left_limit()
             && self.apart_before(k)
             && has_time_tail(&l.text)
             && !shot_like(&l.text)
             && self.direct(k).is_none_or(|n| !self.deeper(k, n))
+        {
+            return true;
+        }
+        self.is_slug(k)
+    }
+
+    /// A short upper-case line standing alone at the action column, a blank
+    /// line on both sides, that names a place and a part of it or a time
+    /// the reader does not know (`FURTHER ALONG - ROUGH PATH`,
+    /// `HOSPITAL ROOM - VARIOUS SHOTS`): a scene heading with no INT./EXT.
+    /// A bare upper-case line with no dash (`THE EMPTY LOT`, `ON STAGE`) is
+    /// left to shots and action: writers and their software set it either
+    /// way, and it does not start a scene.
+    fn is_slug(&self, k: usize) -> bool {
+        let l = self.line(k);
+        let chars = l.text.chars().count();
+        self.shape(k).upper
+            && (2..=50).contains(&chars)
+            && l.text.chars().any(char::is_alphabetic)
+            && l.indent <= self.lay.left_limit()
+            && Layout::near(l.indent, Some(self.lay.action), 2)
+            && self.apart_before(k)
+            && self.alone_after(k)
+            && !ends_sentence(&l.text)
+            && !l.text.ends_with([',', ';', '-', '&'])
+            && !l.text.starts_with(['(', '"', '\'', '“', '-', '&'])
+            && !self.shape(k).transition
+            && !is_fade_in(&l.text)
+            && !shot_like(&l.text)
+            && [" - ", " -- ", " – ", " — "]
+                .iter()
+                .any(|dash| l.text.contains(dash))
+    }
+
+    /// True when a blank line or a page break follows line `k` (or nothing does).
+    fn alone_after(&self, k: usize) -> bool {
+        k + 1 >= self.items.len() || self.items[k + 1].blank_before || self.items[k + 1].page_before
     }
 
     /// True when line `n`, right after `k`, stands at a clearly different column.
@@ -606,6 +649,20 @@ impl<'a> Builder<'a> {
         let page = (1..=story.min(n.saturating_sub(1))).find(|&k| self.items[k].page_before);
         let end = page.unwrap_or(story);
         if end == 0 || end > 40 || (0..end).any(|k| self.is_prose(k)) {
+            return 0;
+        }
+        // Nor speeches: cues at the cue column over lines at the dialogue column.
+        let speeches = (0..end.min(n - 1))
+            .filter(|&k| {
+                self.shape(k).cue
+                    && Layout::near(self.line(k).indent, self.lay.cue, 1)
+                    && self.lay.cue != self.lay.dialogue
+                    && !self.items[k + 1].page_before
+                    && (Layout::near(self.line(k + 1).indent, self.lay.dialogue, 1)
+                        || self.line(k + 1).text.starts_with('('))
+            })
+            .count();
+        if speeches >= 2 {
             return 0;
         }
         if page.is_none() {

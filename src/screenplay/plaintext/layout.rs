@@ -2,9 +2,11 @@
 //!
 //! Speeches are the anchor: a short upper-case line followed at once (no
 //! blank line) by text at another column is a cue, and what follows it gives
-//! the dialogue and parenthetical columns. Everything outside speeches gives
-//! the action column (the most common indent of long mixed-case lines) and
-//! the right edge action wraps at. Modes, not fixed numbers, so a script set
+//! the dialogue and parenthetical columns; in scripts that set most cues a
+//! blank line above their speech, those are the cues. Everything outside
+//! speeches gives the action column (the most common indent of long lines,
+//! in any case: some scripts write action in capitals) and the right edge
+//! action wraps at. Modes, not fixed numbers, so a script set
 //! at any margins, or with dialogue not indented at all, reads the same.
 
 use super::lexical::{cue_like, is_upper, is_upper_outside_parens, opens_heading, transition_like};
@@ -180,35 +182,39 @@ impl Layout {
             }
         }
 
-        if cue.total < 3 {
-            // Some scripts put a blank line between cue and speech. Take the
-            // column most such "cues" are followed at as the dialogue column,
-            // and only the cues followed there, so that upper-case action
-            // lines followed by action do not count.
-            let loose = |k: usize| {
-                k + 1 < items.len()
-                    && items[k + 1].blank_before
-                    && !items[k + 1].page_before
-                    && line(k).number.is_none()
-                    && items[k].shape.cue
-                    && !items[k + 1].shape.cue
-                    && line(k + 1).indent + 3 <= line(k).indent
-            };
-            let mut next = Hist::default();
-            for k in (0..items.len()).filter(|&k| !in_speech[k] && loose(k)) {
-                if !line(k + 1).text.starts_with('(') {
-                    next.add(line(k + 1).indent);
-                }
+        // Some scripts put a blank line between cue and speech. Take the
+        // column most such "cues" are followed at as the dialogue column,
+        // and only the cues followed there, so that upper-case action lines
+        // followed by action do not count. They are used when they outnumber
+        // the cues read above (a few short upper-case lines right above an
+        // indented line are found in any script).
+        let loose = |k: usize| {
+            k + 1 < items.len()
+                && items[k + 1].blank_before
+                && !items[k + 1].page_before
+                && line(k).number.is_none()
+                && items[k].shape.cue
+                && !items[k + 1].shape.cue
+                && line(k + 1).indent + 3 <= line(k).indent
+        };
+        let mut next = Hist::default();
+        for k in (0..items.len()).filter(|&k| !in_speech[k] && loose(k)) {
+            if !line(k + 1).text.starts_with('(') {
+                next.add(line(k + 1).indent);
             }
-            if let Some(d) = next.mode() {
-                for k in 0..items.len() {
-                    if in_speech[k] || !loose(k) {
-                        continue;
-                    }
+        }
+        if let Some(d) = next.mode() {
+            let followed = |k: usize| {
+                !in_speech[k] && loose(k) && {
                     let n = line(k + 1);
-                    if n.indent.abs_diff(d) > 2 && !n.text.starts_with('(') {
-                        continue;
-                    }
+                    n.indent.abs_diff(d) <= 2 || n.text.starts_with('(')
+                }
+            };
+            let loose_cues: Vec<usize> = (0..items.len()).filter(|&k| followed(k)).collect();
+            if loose_cues.len() >= 3 && loose_cues.len() > cue.total {
+                (cue, dialogue, paren) = (Hist::default(), Hist::default(), Hist::default());
+                in_speech.iter_mut().for_each(|s| *s = false);
+                for k in loose_cues {
                     cue.add(line(k).indent);
                     in_speech[k] = true;
                     let mut j = k + 1;
@@ -230,17 +236,34 @@ impl Layout {
 
         let mut action = Hist::default();
         let mut fallback = Hist::default();
-        for k in 0..items.len() {
+        for k in (0..items.len()).filter(|&k| !in_speech[k]) {
             let l = line(k);
-            if in_speech[k] {
-                continue;
-            }
             fallback.add(l.indent);
-            if !items[k].shape.upper && l.text.chars().count() >= 25 {
+            if l.text.chars().count() >= 25 {
                 action.add(l.indent);
             }
         }
-        let action_col = action.mode().or(fallback.mode()).unwrap_or(0);
+        let mut action_col = action.mode().or(fallback.mode()).unwrap_or(0);
+        // A script of speeches with little or no action has more long lines
+        // outside speeches at the dialogue column (speeches whose cue was
+        // missed) than action: when the two meet in a script whose cues
+        // stand well right of its dialogue, the action is what stands
+        // clearly left of the dialogue column, or the left margin if
+        // nothing does.
+        let speeches_indented = cue.total >= 3
+            && matches!((cue.mode(), dialogue.mode()), (Some(c), Some(d)) if c >= d + 4);
+        if let Some(d) = dialogue
+            .mode()
+            .filter(|d| speeches_indented && d.abs_diff(action_col) <= 2 && *d >= 4)
+        {
+            let mut left = Hist::default();
+            for k in 0..items.len() {
+                if line(k).indent + 4 <= d {
+                    left.add(line(k).indent);
+                }
+            }
+            action_col = left.mode().unwrap_or(0);
+        }
         // The right edge: the 90th percentile of where action lines end,
         // so a single unwrapped paragraph does not move it.
         let mut ends: Vec<usize> = (0..items.len())
@@ -332,16 +355,19 @@ impl Hist {
     }
 }
 
-/// The most columns a page may have drifted from the script's left margin
-/// and still be moved back ([`align_pages`]).
-const MAX_DRIFT: usize = 3;
+/// The most columns a page may have drifted from the script's columns and
+/// still be moved back ([`align_pages`]).
+const MAX_DRIFT: usize = 8;
 
-/// Moves each page's lines back to the script's left margin when a page as
-/// a whole sits a few columns off (PDF-to-text output drifts from page to
-/// page): a page's margin is the leftmost column that at least two of its
-/// content lines start at, and the script's is the most common of those.
-/// A page whose margin is further off (a page of dialogue only) is left as
-/// it is. Returns how many pages were moved.
+/// Moves each page's lines back to the script's columns when a page as a
+/// whole sits a few columns off (PDF-to-text output drifts from page to
+/// page). A page's margin is the leftmost column that at least two of its
+/// content lines start at; the pages at the most common margin are the
+/// reference, and every other page is moved by the shift (up to
+/// [`MAX_DRIFT`]) that lands most of its lines on columns the reference
+/// pages use, so a page of dialogue only is matched on its dialogue and cue
+/// columns rather than taken for a page whose action drifted. Returns how
+/// many pages were moved.
 pub(super) fn align_pages(lines: &mut [Line<'_>]) -> usize {
     let mut pages: Vec<std::ops::Range<usize>> = Vec::new();
     let mut start = 0;
@@ -375,16 +401,57 @@ pub(super) fn align_pages(lines: &mut [Line<'_>]) -> usize {
     let Some(reference) = hist.mode() else {
         return 0;
     };
+    // The columns the reference pages use, by how many lines start there.
+    let mut columns = Hist::default();
+    for (range, m) in pages.iter().zip(&margins) {
+        if *m == Some(reference) {
+            for l in &lines[range.clone()] {
+                if l.is_content() {
+                    columns.add(l.indent);
+                }
+            }
+        }
+    }
+    // A column counts when a fair share of the reference lines start there:
+    // a page is matched on which columns it uses, not on how full they are,
+    // or dialogue would be pulled onto the busier action column.
+    let floor = (columns.total / 100).max(2);
+    let used = |col: isize| -> bool {
+        usize::try_from(col)
+            .ok()
+            .and_then(|c| columns.counts.get(c).copied())
+            .is_some_and(|n| n >= floor)
+    };
     let mut moved = 0;
     for (range, m) in pages.iter().zip(margins) {
-        let Some(m) = m else { continue };
-        if m == reference || m.abs_diff(reference) > MAX_DRIFT {
+        if m.is_none() || m == Some(reference) {
+            continue;
+        }
+        let fit = |shift: isize| -> usize {
+            lines[range.clone()]
+                .iter()
+                .filter(|l| l.is_content() && used(l.indent as isize - shift))
+                .count()
+        };
+        let max = MAX_DRIFT as isize;
+        // The best fit; the smaller shift among ties, no shift first.
+        let mut best = (fit(0), 0isize);
+        for d in 1..=max {
+            for shift in [-d, d] {
+                let f = fit(shift);
+                if f > best.0 {
+                    best = (f, shift);
+                }
+            }
+        }
+        let shift = best.1;
+        if shift == 0 {
             continue;
         }
         moved += 1;
         for l in &mut lines[range.clone()] {
             if !l.text.is_empty() {
-                l.indent = (l.indent + reference).saturating_sub(m);
+                l.indent = (l.indent as isize - shift).max(0) as usize;
             }
         }
     }

@@ -271,7 +271,17 @@ pub fn split_margin_numbers(indent: usize, text: &str) -> Option<MarginNumbers> 
     let mut number = None;
     let mut rest_start = 0;
     let mut left = false;
-    if let Some(sp) = text.find(' ') {
+    // A number glued to the heading it numbers (`12INT. HALL - DAY`).
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if (1..=4).contains(&digits) {
+        let after = text[digits..].strip_prefix('.').unwrap_or(&text[digits..]);
+        if after.starts_with(|c: char| c.is_ascii_alphabetic()) && opens_heading(after) {
+            number = Some(text[..digits].to_string());
+            rest_start = text.len() - after.len();
+            left = true;
+        }
+    }
+    if let Some(sp) = text.find(' ').filter(|_| !left) {
         let tok = &text[..sp];
         let after = &text[sp..];
         let gap = after.len() - after.trim_start().len();

@@ -57,10 +57,15 @@ pub(super) fn mark(
                 ));
                 continue;
             }
-            // Numbers on both margins make any upper-case line a heading
-            // (`7  THE VAULT - NIGHT  7`); on one margin only a line that
-            // opens like a heading, since action may start with a number.
-            let heading = opens_heading(&m.rest) || (m.left && m.right && is_upper(&m.rest));
+            // The same number on both margins makes a line a heading
+            // (`7  THE VAULT - NIGHT  7`, in any case: `7  the vault - night  7`);
+            // on one margin only a line that opens like a heading, since
+            // action may start with a number.
+            let both = m.left
+                && m.right
+                && m.rest.chars().any(char::is_alphabetic)
+                && (is_upper(&m.rest) || m.rest.chars().count() <= 60);
+            let heading = opens_heading(&m.rest) || both;
             if heading {
                 noise.push(Noise {
                     line: line.no,
@@ -79,8 +84,58 @@ pub(super) fn mark(
         }
     }
 
+    mark_numbers_in_sequence(lines, noise);
     mark_page_numbers(lines, noise);
     mark_running_lines(lines, noise, diagnostics);
+}
+
+/// Splits a left scene number off an upper-case line that does not open
+/// like a heading (`15KITCHEN`, `27 INSIDE`) when the number is the next in
+/// the script's own sequence of numbered headings, and the line stands
+/// alone: a converter glued the number to a heading with no INT./EXT.
+/// A number out of sequence (`3 MEN ENTER.`) is left to the story.
+fn mark_numbers_in_sequence(lines: &mut [Line<'_>], noise: &mut Vec<Noise>) {
+    let mut last: Option<u32> = None;
+    for i in 0..lines.len() {
+        if let Some(n) = lines[i].number.as_deref() {
+            last = n.parse().ok().or(last);
+            continue;
+        }
+        let Some(prev) = last else { continue };
+        if lines[i].noise.is_some() || !open_before(lines, i) || !open_after(lines, i) {
+            continue;
+        }
+        let text = &lines[i].text;
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        if !(1..=4).contains(&digits) {
+            continue;
+        }
+        let Ok(number) = text[..digits].parse::<u32>() else {
+            continue;
+        };
+        let rest = text[digits..]
+            .strip_prefix([' ', '.'])
+            .unwrap_or(&text[digits..]);
+        let next_in_line = number > prev && number <= prev + 2;
+        if !next_in_line
+            || !rest.starts_with(|c: char| c.is_ascii_uppercase())
+            || !is_upper(rest)
+            || rest.chars().count() > 60
+        {
+            continue;
+        }
+        let (rest, cut) = (rest.to_string(), text.len() - rest.len());
+        let line = &mut lines[i];
+        noise.push(Noise {
+            line: line.no,
+            kind: NoiseKind::SceneNumber,
+            text: number.to_string(),
+        });
+        line.indent += cut;
+        line.text = Cow::Owned(rest);
+        line.number = Some(number.to_string());
+        last = Some(number);
+    }
 }
 
 /// True when line `i` has nothing story-like beside it on that side.

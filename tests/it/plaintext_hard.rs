@@ -1,0 +1,381 @@
+//! The plain-text reader on the hard cases of real scripts, one laid-out
+//! script per case: pages that drift, transitions in any case, speeches cut
+//! by page breaks, blank lines between cue and speech, upper-case action,
+//! headings with no INT./EXT. or in lower case, scene numbers glued to
+//! headings, and scripts that open with speeches.
+
+use std::collections::BTreeMap;
+
+use moviegraph::screenplay::{self, ElementKind, Format, Screenplay};
+
+fn kind_counts(play: &Screenplay) -> BTreeMap<&'static str, usize> {
+    let mut counts = BTreeMap::new();
+    for e in &play.elements {
+        *counts.entry(e.kind.as_str()).or_default() += 1;
+    }
+    counts
+}
+
+fn read(lines: &[Option<(usize, &str)>]) -> Screenplay {
+    screenplay::parse_text(&laid_out(lines), Some(Format::Text), None).unwrap()
+}
+
+/// The texts of the elements of `kind`, in order.
+fn texts(play: &Screenplay, kind: ElementKind) -> Vec<&str> {
+    play.of_kind(kind).map(|e| e.text.as_str()).collect()
+}
+
+/// A laid-out script: `(indent, text)` lines, `None` for a page break.
+fn laid_out(lines: &[Option<(usize, &str)>]) -> String {
+    lines
+        .iter()
+        .map(|l| match l {
+            Some((indent, text)) if !text.is_empty() => format!("{}{text}\n", " ".repeat(*indent)),
+            Some(_) => "\n".to_string(),
+            None => "\u{c}".to_string(),
+        })
+        .collect()
+}
+
+/// Three action paragraphs each followed by a speech: enough lines for the
+/// reader to learn the columns (action 10, dialogue 22, cues 35).
+fn three_speeches() -> Vec<Option<(usize, &'static str)>> {
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        lines.extend([
+            Some((10, "Mara crosses to the counter and sets the key down.")),
+            Some((0, "")),
+            Some((35, "MARA")),
+            Some((22, "I know what you did. I know all of it.")),
+            Some((0, "")),
+        ]);
+    }
+    lines
+}
+
+#[test]
+fn a_page_that_drifts_a_few_columns_is_read_at_the_script_s_columns() {
+    // PDF-to-text output moves whole pages by a column or three; the second
+    // page's speech sat where the first page's action was expected.
+    let page = |shift: usize| {
+        let mut v = Vec::new();
+        for k in 0..4 {
+            v.extend([
+                Some((
+                    10 + shift,
+                    "Mara crosses to the counter and sets the key down.",
+                )),
+                Some((0, "")),
+                Some((35 + shift, if k % 2 == 0 { "MARA" } else { "QUINTON" })),
+                Some((22 + shift, "I know what you did. I know all of it.")),
+                Some((22 + shift, "Every word of it.")),
+                Some((0, "")),
+            ]);
+        }
+        v
+    };
+    let mut lines = page(0);
+    lines.push(None);
+    lines.extend(page(3));
+    let text = laid_out(&lines);
+    let play = screenplay::parse_text(&text, Some(Format::Text), None).unwrap();
+    let counts = kind_counts(&play);
+    assert_eq!(counts.get("dialogue"), Some(&8), "{counts:?}");
+    assert_eq!(counts.get("character"), Some(&8), "{counts:?}");
+    assert_eq!(counts.get("action"), Some(&8), "{counts:?}");
+    assert!(
+        play.diagnostics.iter().any(|d| d.message.contains("drift")),
+        "{:?}",
+        play.diagnostics
+    );
+}
+
+#[test]
+fn a_transition_far_right_is_read_in_any_case_and_without_its_colon() {
+    for transition in ["SMASH CUT TO", "Dissolve to:", "BURN TO PINK."] {
+        let mut lines = three_speeches();
+        lines.extend([
+            Some((58, transition)),
+            Some((0, "")),
+            Some((10, "INT. PIER - DAWN")),
+        ]);
+        let play = screenplay::parse_text(&laid_out(&lines), Some(Format::Text), None).unwrap();
+        let found: Vec<&str> = play
+            .of_kind(ElementKind::Transition)
+            .map(|e| e.text.as_str())
+            .collect();
+        assert_eq!(found, vec![transition], "{transition}");
+    }
+}
+
+#[test]
+fn a_speech_cut_mid_sentence_by_a_page_break_goes_on_without_more() {
+    // No (MORE), no repeated cue: the next page starts mid-sentence at the
+    // dialogue column, and was read as action.
+    let mut lines = three_speeches();
+    lines.extend([
+        Some((35, "QUINTON")),
+        Some((22, "I haven't really even thought")),
+        None,
+        Some((55, "2.")),
+        Some((0, "")),
+        Some((22, "about that yet. It's been")),
+        Some((22, "tight since the funeral.")),
+        Some((0, "")),
+        Some((10, "He turns away from her.")),
+    ]);
+    let play = screenplay::parse_text(&laid_out(&lines), Some(Format::Text), None).unwrap();
+    let last = play.of_kind(ElementKind::Dialogue).last().unwrap();
+    assert_eq!(
+        last.text,
+        "I haven't really even thought about that yet. It's been tight since the funeral."
+    );
+    assert_eq!(
+        play.of_kind(ElementKind::Action).last().unwrap().text,
+        "He turns away from her."
+    );
+}
+
+/// A speech whose cue stands a blank line above it, at the columns of
+/// [`three_speeches`].
+fn loose_speech(cue: &'static str, said: &'static str) -> Vec<Option<(usize, &'static str)>> {
+    vec![
+        Some((35, cue)),
+        Some((0, "")),
+        Some((22, said)),
+        Some((0, "")),
+    ]
+}
+
+#[test]
+fn speeches_a_blank_line_below_their_cues_in_an_upper_case_script_are_speeches() {
+    // Action in capitals throughout and a blank line under every cue: a few
+    // short capitals right above indented lines had outvoted the many
+    // loose cues, and the columns came out as action 29, dialogue 25.
+    // Three speeches typed with the cue right above them, eight without.
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        lines.extend([
+            Some((
+                10,
+                "SHE WAITS BY THE DOOR, LISTENING FOR HIS CAR IN THE DRIVE.",
+            )),
+            Some((0, "")),
+            Some((35, "MARA")),
+            Some((22, "Not yet. Not tonight.")),
+            Some((0, "")),
+        ]);
+    }
+    for _ in 0..4 {
+        lines.extend([
+            Some((
+                10,
+                "THE KITCHEN IS DARK. MARA CROSSES TO THE COUNTER AND SETS",
+            )),
+            Some((10, "THE KEY DOWN WITHOUT A SOUND.")),
+            Some((0, "")),
+        ]);
+        lines.extend(loose_speech(
+            "MARA",
+            "I know what you did. I know all of it.",
+        ));
+        lines.extend(loose_speech(
+            "QUINTON",
+            "Then you know why I came back here.",
+        ));
+    }
+    let play = read(&lines);
+    let counts = kind_counts(&play);
+    assert_eq!(counts.get("character"), Some(&11), "{counts:?}");
+    assert_eq!(counts.get("dialogue"), Some(&11), "{counts:?}");
+    assert_eq!(counts.get("action"), Some(&7), "{counts:?}");
+    assert_eq!(
+        texts(&play, ElementKind::Dialogue)[4],
+        "Then you know why I came back here."
+    );
+}
+
+#[test]
+fn a_page_of_speeches_drifted_left_is_matched_on_its_columns_not_its_margin() {
+    // The drifted page has no action: its leftmost lines are dialogue, two
+    // columns left of the dialogue column. Counting how full each column is
+    // pulled the page onto the busier action column, four columns right.
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        lines.extend(three_speeches());
+    }
+    lines.push(None);
+    for k in 0..4 {
+        lines.extend([
+            Some((33, if k % 2 == 0 { "MARA" } else { "QUINTON" })),
+            Some((20, "You were selling novelty products in")),
+            Some((20, "Wichita the day I was born.")),
+            Some((0, "")),
+        ]);
+    }
+    lines.push(Some((8, "He turns away from her.")));
+    let play = read(&lines);
+    let counts = kind_counts(&play);
+    assert_eq!(counts.get("character"), Some(&13), "{counts:?}");
+    assert_eq!(counts.get("dialogue"), Some(&13), "{counts:?}");
+    assert_eq!(counts.get("action"), Some(&10), "{counts:?}");
+}
+
+#[test]
+fn a_page_drifted_six_columns_either_way_is_moved_back() {
+    // Six columns left, its dialogue stood where action may stand; a page
+    // was only moved back when its margin was within three columns.
+    // A blank line under each cue, so only the columns tell a speech.
+    let page = || {
+        let mut v = Vec::new();
+        for _ in 0..3 {
+            v.extend([
+                Some((10, "Mara crosses to the counter and sets the key down.")),
+                Some((0, "")),
+            ]);
+            v.extend(loose_speech(
+                "MARA",
+                "I know what you did. I know all of it.",
+            ));
+        }
+        v
+    };
+    for shift in [-6isize, 6] {
+        let mut lines = page();
+        lines.push(None);
+        for (indent, text) in page().into_iter().flatten() {
+            let moved = if text.is_empty() {
+                0
+            } else {
+                (indent as isize + shift) as usize
+            };
+            lines.push(Some((moved, text)));
+        }
+        let play = read(&lines);
+        let counts = kind_counts(&play);
+        assert_eq!(counts.get("dialogue"), Some(&6), "{shift}: {counts:?}");
+        assert_eq!(counts.get("action"), Some(&6), "{shift}: {counts:?}");
+    }
+}
+
+#[test]
+fn headings_without_int_ext_in_any_case_and_with_glued_numbers() {
+    // Each alone at the action column between two blank lines.
+    let cases = [
+        // An unknown word after the dash: still a place and a part of it.
+        (
+            "FURTHER ALONG - ROUGH PATH",
+            "FURTHER ALONG - ROUGH PATH",
+            None,
+        ),
+        // Lower case, with a time of day.
+        ("hospital room - night", "hospital room - night", None),
+        // A scene number glued to its heading.
+        ("12INT. HALL - DAY", "INT. HALL - DAY", Some("12")),
+    ];
+    for (written, read_as, number) in cases {
+        let mut lines = three_speeches();
+        lines.extend([Some((10, written)), Some((0, ""))]);
+        lines.extend(three_speeches());
+        let play = read(&lines);
+        let headings: Vec<_> = play.of_kind(ElementKind::SceneHeading).collect();
+        assert_eq!(headings.len(), 1, "{written}: {:?}", play.elements);
+        assert_eq!(headings[0].text, read_as, "{written}");
+        assert_eq!(headings[0].scene_number.as_deref(), number, "{written}");
+    }
+}
+
+#[test]
+fn upper_case_lines_alone_with_no_dash_stay_action_or_shots() {
+    // `THE EMPTY LOT` is set as a heading by some writers and as action by
+    // others; a line with no dash and no time of day does not start a scene.
+    for line in ["THE EMPTY LOT", "OPENING TITLES", "BOOM!"] {
+        let mut lines = three_speeches();
+        lines.extend([Some((10, line)), Some((0, ""))]);
+        lines.extend(three_speeches());
+        let play = read(&lines);
+        assert_eq!(
+            play.of_kind(ElementKind::SceneHeading).count(),
+            0,
+            "{line}: {:?}",
+            play.elements
+        );
+    }
+}
+
+#[test]
+fn numbers_on_both_margins_make_a_lower_case_line_a_heading() {
+    let mut lines = three_speeches();
+    lines.extend([
+        Some((
+            0,
+            "29    upstairs hallway - day                             29",
+        )),
+        Some((0, "")),
+    ]);
+    lines.extend(three_speeches());
+    let play = read(&lines);
+    let headings = texts(&play, ElementKind::SceneHeading);
+    assert_eq!(headings, vec!["upstairs hallway - day"]);
+}
+
+#[test]
+fn a_number_glued_to_a_bare_heading_counts_when_it_is_next_in_sequence() {
+    // `15KITCHEN` after scene 14 is scene 15; `3 MEN ENTER` after scene 15
+    // is action that starts with a number.
+    let mut lines = vec![Some((0, "14  INT. HALL - DAY  14")), Some((0, ""))];
+    lines.extend(three_speeches());
+    lines.extend([Some((10, "15KITCHEN")), Some((0, ""))]);
+    lines.extend(three_speeches());
+    lines.extend([Some((10, "3 MEN ENTER")), Some((0, ""))]);
+    lines.extend(three_speeches());
+    let play = read(&lines);
+    let headings: Vec<_> = play
+        .of_kind(ElementKind::SceneHeading)
+        .map(|e| (e.text.as_str(), e.scene_number.as_deref()))
+        .collect();
+    assert_eq!(
+        headings,
+        vec![("INT. HALL - DAY", Some("14")), ("KITCHEN", Some("15"))]
+    );
+    assert!(texts(&play, ElementKind::Action).contains(&"3 MEN ENTER"));
+}
+
+#[test]
+fn a_script_that_opens_with_a_page_of_speeches_has_no_title_page() {
+    // No heading and no action on the first page, a blank line under each
+    // cue, and a second page of speeches set three columns right: the whole
+    // first page was taken for a title page.
+    let mut lines = Vec::new();
+    for k in 0..6 {
+        lines.extend(loose_speech(
+            if k % 2 == 0 { "ADAM" } else { "EVE" },
+            "I like to write. What kind of writing?",
+        ));
+    }
+    lines.extend([
+        Some((35, "R2D2")),
+        Some((0, "")),
+        Some((22, "Bleep boop.")),
+        Some((24, "(a long pause, and a")),
+        Some((24, "longer one)")),
+        Some((0, "")),
+        Some((35, "ADAM")),
+        Some((0, "")),
+        Some((22, "That was really weird.")),
+        None,
+        Some((25, "And I can be weird too. There is a")),
+        Some((25, "blank line in this speech for no")),
+        Some((25, "good reason at all.")),
+        Some((0, "")),
+        Some((38, "EVE")),
+        Some((0, "")),
+        Some((27, "(smug)")),
+        Some((25, "Well, then I will just indent!")),
+    ]);
+    let play = read(&lines);
+    let counts = kind_counts(&play);
+    assert_eq!(counts.get("title"), None, "{counts:?}");
+    assert_eq!(counts.get("character"), Some(&9), "{counts:?}");
+    assert_eq!(play.elements[0].kind, ElementKind::Character);
+}
