@@ -29,6 +29,35 @@ use crate::media::subtitles::normalize_for_matching;
 pub const W_EMBED: f32 = 0.5;
 /// Below this embedding cosine a pair is treated as unrelated (fuzzy part skipped).
 pub const PRUNE_COSINE: f32 = 0.3;
+/// The median embedding cosine of a film's unrelated line–cue pairs: line
+/// `i` against the cue half the film away from where it should be, for up
+/// to 600 lines spread evenly. It tells where an embedder puts texts that
+/// do not match (`bench align` prints it per embedder). `None` when the
+/// film is too short to measure (fewer than 40 items a side).
+pub fn unrelated_cosine(lines: &Side, cues: &Side) -> Option<f32> {
+    const MIN_PAIRS: usize = 20;
+    const MAX_PAIRS: usize = 600;
+    let (n, m) = (lines.len(), cues.len());
+    if n < 2 * MIN_PAIRS || m < 2 * MIN_PAIRS {
+        return None;
+    }
+    let k = n.min(MAX_PAIRS);
+    let mut cosines: Vec<f32> = (0..k)
+        .map(|t| t * n / k)
+        .filter(|&i| lines.word_count(i) > 0)
+        .filter_map(|i| {
+            let j = (i * m / n + m / 2) % m;
+            (cues.word_count(j) > 0).then(|| dot(lines.embedding(i, 1), cues.embedding(j, 1)))
+        })
+        .filter(|c| c.is_finite())
+        .collect();
+    if cosines.len() < MIN_PAIRS {
+        return None;
+    }
+    cosines.sort_by(f32::total_cmp);
+    Some(cosines[cosines.len() / 2])
+}
+
 /// Scales `v` to unit length; returns the length it had.
 fn normalize(v: &mut [f32]) -> f32 {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -400,6 +429,37 @@ mod tests {
     fn identical_texts_score_one() {
         let s = text_similarity("You old liar.", "You old LIAR!", &HashedNgramEmbedder).unwrap();
         assert!((s - 1.0).abs() < 1e-4, "{s}");
+    }
+
+    #[test]
+    fn a_film_s_unrelated_cosine_is_measured_half_the_film_apart() {
+        // 60 lines whose cues are copies: pairs half the film apart share a
+        // word or two at most, so the level sits well under a true pair's.
+        const WORDS: [&str; 23] = [
+            "harbour", "key", "letter", "brother", "rain", "window", "money", "ring", "safe",
+            "tonight", "station", "promise", "never", "kitchen", "boat", "father", "lie",
+            "morning", "jealous", "police", "garden", "ticket", "wedding",
+        ];
+        let lines: Vec<String> = (0..60)
+            .map(|i| {
+                (0..6)
+                    .map(|k| WORDS[(i * 7 + k * 5 + i * k) % WORDS.len()])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut vocab = Vocabulary::default();
+        let a = prepare(&refs, 1, &mut vocab, &HashedNgramEmbedder).unwrap();
+        let b = prepare(&refs, 1, &mut vocab, &HashedNgramEmbedder).unwrap();
+        let unrelated = unrelated_cosine(&a, &b).unwrap();
+        assert!(unrelated > 0.0 && unrelated < 0.6, "{unrelated}");
+        // Each line against itself is far above that level.
+        let same = dot(a.embedding(7, 1), b.embedding(7, 1));
+        assert!(same > unrelated + 0.3, "{same} vs {unrelated}");
+        // Too short a film to measure.
+        let short = prepare(&refs[..10], 1, &mut vocab, &HashedNgramEmbedder).unwrap();
+        assert_eq!(unrelated_cosine(&short, &short), None);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! From the script's dialogue, [`synth`] writes subtitles the way a film
 //! departs from its script, deterministically from a seed: lines cut,
 //! lines reworded (a word dropped, a word replaced by a near-synonym, a
-//! filler added), short neighbouring lines merged into one cue, long lines
+//! filler added) or paraphrased (synonyms, contractions, dropped fillers,
+//! clauses swapped), short neighbouring lines merged into one cue, long lines
 //! split over two or three cues, ad-lib cues inserted, and optionally one
 //! scene moved to a later place in the edit. Cue times are laid out in film
 //! order. The gold mapping has the shape of `alignment_gold.json`.
@@ -26,6 +27,10 @@ pub struct SynthOptions {
     pub cut: f64,
     /// Share of lines reworded.
     pub reword: f64,
+    /// Share of lines paraphrased: every known synonym swapped, contractions
+    /// made or undone, opening fillers dropped, two clauses put the other
+    /// way round (where a sentence embedding should help and words do not).
+    pub paraphrase: f64,
     /// Share of (short) lines merged with the next line into one cue.
     pub merge: f64,
     /// Share of (long enough) lines split over two cues.
@@ -42,6 +47,7 @@ impl Default for SynthOptions {
             seed: 1,
             cut: 0.05,
             reword: 0.2,
+            paraphrase: 0.0,
             merge: 0.08,
             split: 0.1,
             adlib: 0.04,
@@ -127,6 +133,158 @@ fn reword(words: &mut Vec<String>, rng: &mut Rng) {
     }
 }
 
+/// Word pairs a paraphrase swaps either way (a superset of [`SYNONYMS`]).
+const PARAPHRASES: &[(&str, &str)] = &[
+    ("yes", "yeah"),
+    ("okay", "alright"),
+    ("think", "reckon"),
+    ("maybe", "perhaps"),
+    ("little", "small"),
+    ("big", "large"),
+    ("just", "only"),
+    ("really", "truly"),
+    ("good", "fine"),
+    ("going", "heading"),
+    ("said", "told"),
+    ("want", "wish"),
+    ("look", "see"),
+    ("quickly", "fast"),
+    ("begin", "start"),
+    ("car", "vehicle"),
+    ("house", "home"),
+    ("scared", "afraid"),
+    ("angry", "mad"),
+    ("buy", "purchase"),
+    ("find", "locate"),
+    ("help", "assist"),
+    ("talk", "speak"),
+    ("wrong", "mistaken"),
+    ("money", "cash"),
+    ("kid", "child"),
+    ("dad", "father"),
+    ("mom", "mother"),
+    ("gone", "away"),
+    ("now", "right now"),
+];
+
+/// Contractions a paraphrase makes or undoes.
+const CONTRACTIONS: &[(&str, &str)] = &[
+    ("do not", "don't"),
+    ("does not", "doesn't"),
+    ("did not", "didn't"),
+    ("is not", "isn't"),
+    ("are not", "aren't"),
+    ("was not", "wasn't"),
+    ("cannot", "can't"),
+    ("will not", "won't"),
+    ("i am", "i'm"),
+    ("you are", "you're"),
+    ("we are", "we're"),
+    ("they are", "they're"),
+    ("it is", "it's"),
+    ("that is", "that's"),
+    ("i will", "i'll"),
+    ("i have", "i've"),
+    ("let us", "let's"),
+];
+
+/// A paraphrase of a line: the same meaning in other words (see
+/// [`SynthOptions::paraphrase`]). Deterministic given `rng`.
+fn paraphrase(text: &str, rng: &mut Rng) -> String {
+    let mut words: Vec<String> = text.split(' ').map(str::to_owned).collect();
+    // Opening fillers go.
+    while words.len() > 3 {
+        let first = words[0].to_lowercase();
+        let bare = first.trim_matches(|c: char| !c.is_alphanumeric());
+        if ["well", "oh", "look", "listen", "so", "um", "uh", "hey"].contains(&bare)
+            && first.ends_with(',')
+        {
+            words.remove(0);
+        } else {
+            break;
+        }
+    }
+    // Every known synonym, either way.
+    for w in words.iter_mut() {
+        let lw = w.to_lowercase();
+        let start = lw.find(|c: char| c.is_alphanumeric()).unwrap_or(0);
+        let end = lw.rfind(|c: char| c.is_alphanumeric()).map_or(0, |i| i + 1);
+        if start >= end {
+            continue;
+        }
+        let bare = &lw[start..end];
+        let to = PARAPHRASES.iter().find_map(|&(a, b)| {
+            (a == bare)
+                .then_some(b)
+                .or_else(|| (b == bare).then_some(a))
+        });
+        if let Some(to) = to {
+            *w = format!("{}{to}{}", &lw[..start], &lw[end..]);
+        }
+    }
+    let mut line = words.join(" ");
+    // Contractions made (or undone) where they fit.
+    let lower = line.to_lowercase();
+    for &(long, short) in CONTRACTIONS {
+        let (from, to) = if rng.below_mod(2) == 0 {
+            (long, short)
+        } else {
+            (short, long)
+        };
+        if let Some(at) = find_word(&lower, from) {
+            // `I` stays a capital, and so does a sentence's first letter.
+            let capital = line[at..].starts_with(char::is_uppercase);
+            let to = if capital || to.starts_with("i'") || to.starts_with("i ") {
+                let mut c = to.chars();
+                c.next()
+                    .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                    .unwrap_or_default()
+            } else {
+                to.to_owned()
+            };
+            line = format!("{}{to}{}", &line[..at], &line[at + from.len()..]);
+            break;
+        }
+    }
+    // Two clauses the other way round: `A, B.` → `B, a.`
+    if let Some(comma) = line.find(", ") {
+        let (a, b) = (&line[..comma], &line[comma + 2..]);
+        let end = b.trim_end_matches(['.', '!', '?']);
+        let stop = &b[end.len()..];
+        if a.split(' ').count() >= 3 && end.split(' ').count() >= 3 {
+            let mut b_first = end.chars();
+            let b_cap: String = b_first
+                .next()
+                .map(|c| c.to_uppercase().chain(b_first).collect())
+                .unwrap_or_default();
+            let a_low = match a.split_once(' ') {
+                Some((w, rest)) if w != "I" && !w.starts_with("I'") => {
+                    format!("{} {rest}", w.to_lowercase())
+                }
+                _ => a.to_owned(),
+            };
+            line = format!("{b_cap}, {a_low}{stop}");
+        }
+    }
+    line
+}
+
+/// Byte offset of `phrase` in `text` as whole words (both lower case).
+fn find_word(text: &str, phrase: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(phrase) {
+        let at = from + i;
+        let before = text[..at].chars().next_back();
+        let after = text[at + phrase.len()..].chars().next();
+        let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '\'');
+        if edge(before) && edge(after) {
+            return Some(at);
+        }
+        from = at + phrase.len();
+    }
+    None
+}
+
 /// Generates a case from `play`'s dialogue (see the module docs).
 pub fn synth(play: &Screenplay, opts: &SynthOptions) -> SynthCase {
     let mut rng = Rng::new(opts.seed);
@@ -164,6 +322,14 @@ pub fn synth(play: &Screenplay, opts: &SynthOptions) -> SynthCase {
         let mut words: Vec<String> = texts[i].split(' ').map(str::to_owned).collect();
         if rng.unit() < opts.reword {
             reword(&mut words, &mut rng);
+            status[i] = "reworded".into();
+        }
+        // Drawn only when asked for, so the other cases keep their draws.
+        if opts.paraphrase > 0.0 && rng.unit() < opts.paraphrase {
+            words = paraphrase(&words.join(" "), &mut rng)
+                .split(' ')
+                .map(str::to_owned)
+                .collect();
             status[i] = "reworded".into();
         }
         let next_ok = i + 1 < texts.len()
@@ -289,6 +455,50 @@ pub fn synth(play: &Screenplay, opts: &SynthOptions) -> SynthCase {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_paraphrase_swaps_synonyms_contractions_fillers_and_clauses() {
+        let mut rng = Rng::new(3);
+        let p = paraphrase(
+            "Well, I think the car is gone, we should find a little house.",
+            &mut rng,
+        );
+        assert!(!p.to_lowercase().starts_with("well"), "{p}");
+        for (from, to) in [("think", "reckon"), ("car", "vehicle"), ("little", "small")] {
+            assert!(p.contains(to) && !p.contains(&format!(" {from} ")), "{p}");
+        }
+        // The clauses swapped round the comma, the stop kept at the end.
+        assert!(p.starts_with("We should locate"), "{p}");
+        assert!(p.ends_with('.'), "{p}");
+        // The same seed, the same paraphrase.
+        let again = paraphrase(
+            "Well, I think the car is gone, we should find a little house.",
+            &mut Rng::new(3),
+        );
+        assert_eq!(p, again);
+        assert_eq!(find_word("it is. it isn't", "it is"), Some(0));
+        assert_eq!(find_word("bit is", "it is"), None);
+    }
+
+    #[test]
+    fn paraphrasing_nothing_leaves_the_default_cases_as_they_were() {
+        let play = crate::screenplay::parse_text(
+            "INT. A - DAY\n\nMARA\nWell, I think the car is gone, we should go.\n\nTEO\nNo.\n",
+            Some(crate::screenplay::Format::Fountain),
+            None,
+        )
+        .unwrap();
+        let a = synth(&play, &SynthOptions::default());
+        let b = synth(
+            &play,
+            &SynthOptions {
+                paraphrase: 1.0,
+                ..SynthOptions::default()
+            },
+        );
+        assert_ne!(a.srt, b.srt);
+        assert_eq!(a.srt, synth(&play, &SynthOptions::default()).srt);
+    }
 
     #[test]
     fn rng_is_deterministic() {

@@ -82,6 +82,15 @@ pub struct BenchAlignArgs {
     /// Runs of the naive full-matrix alignment (it is slow).
     #[arg(long, default_value_t = 3)]
     naive_runs: usize,
+    /// The all-MiniLM-L6-v2 folder for the hard cases per embedder (else
+    /// found as `align` finds it; without it they run hashed only).
+    #[arg(long, value_name = "DIR")]
+    model_dir: Option<PathBuf>,
+    /// The hard cases per embedder run on the script's scenes up to this
+    /// many dialogue lines (MiniLM embeds every group of up to three lines
+    /// and cues, about 100 texts a second on two cores).
+    #[arg(long, default_value_t = 300, value_name = "N")]
+    embedder_lines: usize,
 }
 
 /// Writes `text` to stdout (a closed pipe ends the command quietly at the edge).
@@ -298,31 +307,37 @@ fn bench_align(args: BenchAlignArgs) -> anyhow::Result<()> {
         same_dp
     );
     out.push_str(&hard_cases(&play, &args)?);
+    let head = first_dialogue_lines(&text, &play, args.embedder_lines)?;
+    out.push_str(&hard_cases_per_embedder(&head, &args)?);
     emit(&out)?;
     Ok(())
 }
 
-/// Accuracy on one departure from the script at a time (and all together),
-/// and the verdict on scripts that are not the film's.
-fn hard_cases(play: &screenplay::Screenplay, args: &BenchAlignArgs) -> anyhow::Result<String> {
-    use moviegraph::align::eval::evaluate;
-    use moviegraph::align::synth::{synth, SynthOptions};
-    use moviegraph::align::{align, AlignOptions};
-
+/// The hard cases: one departure from the script at a time, then all together.
+fn synth_cases(seed: u64) -> Vec<(&'static str, moviegraph::align::synth::SynthOptions)> {
+    use moviegraph::align::synth::SynthOptions;
     let none = SynthOptions {
-        seed: args.seed,
+        seed,
         cut: 0.0,
         reword: 0.0,
+        paraphrase: 0.0,
         merge: 0.0,
         split: 0.0,
         adlib: 0.0,
         move_scene: false,
     };
-    let cases = [
+    vec![
         (
             "rewording 60%",
             SynthOptions {
                 reword: 0.6,
+                ..none
+            },
+        ),
+        (
+            "paraphrase 60%",
+            SynthOptions {
+                paraphrase: 0.6,
                 ..none
             },
         ),
@@ -346,18 +361,157 @@ fn hard_cases(play: &screenplay::Screenplay, args: &BenchAlignArgs) -> anyhow::R
         (
             "all (default mix)",
             SynthOptions {
-                seed: args.seed,
+                seed,
                 ..SynthOptions::default()
             },
         ),
-    ];
+    ]
+}
+
+/// The scenes of `play` up to the one in which its `max_lines`-th dialogue
+/// line falls, parsed again from `text` (the whole play when it is shorter).
+fn first_dialogue_lines(
+    text: &str,
+    play: &screenplay::Screenplay,
+    max_lines: usize,
+) -> anyhow::Result<screenplay::Screenplay> {
+    use moviegraph::screenplay::ElementKind;
+    let mut said = 0;
+    let mut cut = None;
+    for e in &play.elements {
+        if e.kind == ElementKind::Dialogue {
+            said += 1;
+        } else if e.kind == ElementKind::SceneHeading && said >= max_lines {
+            cut = Some(e.lines.first);
+            break;
+        }
+    }
+    let Some(cut) = cut else {
+        return Ok(play.clone());
+    };
+    let head: String = text
+        .split_inclusive('\n')
+        .take(cut.saturating_sub(1))
+        .collect();
+    Ok(screenplay::parse_text(&head, Some(Format::Fountain), None)?)
+}
+
+/// Accuracy on the hard cases with each embedder available side by side: the
+/// hashed baseline always, all-MiniLM-L6-v2 when installed.
+fn hard_cases_per_embedder(
+    play: &screenplay::Screenplay,
+    args: &BenchAlignArgs,
+) -> anyhow::Result<String> {
+    use moviegraph::align::eval::evaluate;
+    use moviegraph::align::similarity::{
+        prepare, unrelated_cosine, Embedder, HashedNgramEmbedder, Vocabulary,
+    };
+    use moviegraph::align::synth::synth;
+    use moviegraph::align::{align_with, AlignOptions};
+    use moviegraph::workspace::embedder::{load_minilm, EmbedderChoice, EmbedderSpec};
+
+    let spec = EmbedderSpec {
+        embedder: EmbedderChoice::Minilm,
+        model_dir: args.model_dir.clone(),
+        config: None,
+        embedding_model: None,
+    };
+    let minilm = load_minilm(&spec);
+    let mut embedders: Vec<&dyn Embedder> = vec![&HashedNgramEmbedder];
+    match &minilm {
+        Ok(m) => embedders.push(m),
+        Err(e) => eprintln!("note: hard cases with the hashed embedder only: {e:#}"),
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "hard cases per embedder on the first {} dialogue lines (seed {}), precision / recall; the other columns with {}:",
+        play.elements.iter().filter(|e| e.kind == moviegraph::screenplay::ElementKind::Dialogue).count(),
+        args.seed,
+        embedders.last().map_or("", |e| e.name())
+    );
+    let mut header = format!("{:<18}", "case");
+    for e in &embedders {
+        let _ = write!(header, " {:>28}", format!("{} P / R", e.name()));
+    }
+    let _ = writeln!(
+        out,
+        "{header} {:>8} {:>8} {:>12} {:>14} {:>9}",
+        "cut ok", "adlib ok", "timing mean", "timing median", "verdict"
+    );
+    for (label, opts) in synth_cases(args.seed) {
+        let case = synth(play, &opts);
+        let mut row = format!("{label:<18}");
+        let mut last = None;
+        for e in &embedders {
+            let a = align_with(play, &case.subtitles, &AlignOptions::default(), *e)?;
+            let r = evaluate(&a, &case.gold, &case.subtitles);
+            let _ = write!(
+                row,
+                " {:>28}",
+                format!("{:.4} / {:.4}", r.precision, r.recall)
+            );
+            last = Some((a, r));
+        }
+        let Some((a, r)) = last else { continue };
+        let _ = writeln!(
+            out,
+            "{row} {:>8.4} {:>8.4} {:>9.0} ms {:>11.0} ms {:>9}",
+            r.cut_accuracy,
+            r.adlib_accuracy,
+            r.timing_mean_ms,
+            r.timing_median_ms,
+            a.summary.verdict.as_str()
+        );
+    }
+    // Where each embedder puts lines that do not match (the default mix).
+    let mix = synth_cases(args.seed)
+        .pop()
+        .map(|(_, o)| o)
+        .unwrap_or_default();
+    let case = synth(play, &mix);
+    let lines: Vec<&str> = play
+        .elements
+        .iter()
+        .filter(|e| e.kind == moviegraph::screenplay::ElementKind::Dialogue)
+        .map(|e| e.text.as_str())
+        .collect();
+    let cues: Vec<&str> = case
+        .subtitles
+        .cues
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect();
+    let mut levels = Vec::new();
+    for e in &embedders {
+        let mut vocab = Vocabulary::default();
+        let ls = prepare(&lines, 1, &mut vocab, *e)?;
+        let cs = prepare(&cues, 1, &mut vocab, *e)?;
+        let level = unrelated_cosine(&ls, &cs).map_or("-".into(), |c| format!("{c:.3}"));
+        levels.push(format!("{} {level}", e.name()));
+    }
+    let _ = writeln!(
+        out,
+        "median cosine of unrelated line-cue pairs (half the film apart): {}",
+        levels.join(", ")
+    );
+    Ok(out)
+}
+
+/// Accuracy on one departure from the script at a time (and all together),
+/// and the verdict on scripts that are not the film's.
+fn hard_cases(play: &screenplay::Screenplay, args: &BenchAlignArgs) -> anyhow::Result<String> {
+    use moviegraph::align::eval::evaluate;
+    use moviegraph::align::synth::{synth, SynthOptions};
+    use moviegraph::align::{align, AlignOptions};
+
     let mut out = String::new();
     let _ = writeln!(
         out,
         "hard cases on the same script (seed {}):\n{:<18} {:>9} {:>8} {:>8} {:>8} {:>12} {:>14} {:>9}",
         args.seed, "case", "precision", "recall", "cut ok", "adlib ok", "timing mean", "timing median", "verdict"
     );
-    for (label, opts) in cases {
+    for (label, opts) in synth_cases(args.seed) {
         let case = synth(play, &opts);
         let a = align(play, &case.subtitles, &AlignOptions::default());
         let r = evaluate(&a, &case.gold, &case.subtitles);
