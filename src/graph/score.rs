@@ -349,8 +349,20 @@ impl Sims {
 
 /// Content words with a light stemming (plural and tense endings cut).
 fn stems(text: &str) -> BTreeSet<String> {
-    content_words(&text.replace(['’', '\''], ""))
+    // `Mum's` is Mum, `it's` it and `we're` we (stop words): a contraction's
+    // tail is no content.
+    let mut text = text.replace('’', "'").replace("n't", " not");
+    for tail in ["'s", "'re", "'ve", "'ll", "'d", "'m"] {
+        text = text.replace(tail, "");
+    }
+    // Auxiliaries and modals say how, not what (`doesn't know` is `know`).
+    const AUXILIARIES: &[&str] = &[
+        "does", "are", "were", "am", "been", "being", "will", "would", "can", "could", "should",
+        "shall", "may", "might", "must", "don", "doesn", "didn", "won", "wouldn", "couldn",
+    ];
+    content_words(&text)
         .into_iter()
+        .filter(|w| !AUXILIARIES.contains(&w.as_str()))
         .map(|w| {
             let mut stem = w.as_str();
             for end in ["ing", "ed", "es", "s"] {

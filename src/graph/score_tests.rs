@@ -175,6 +175,19 @@ fn lexical_similarity_reads_past_endings_and_case() {
 }
 
 #[test]
+fn contractions_and_auxiliaries_are_no_content() {
+    // `it's` read as the word `its`, `we're` as `re`, and `does` as `doe`
+    // counted as content and kept true matches under the threshold.
+    assert_eq!(stems("This time it's true"), stems("this time, true"));
+    assert_eq!(
+        stems("Well. We're both in the room."),
+        stems("well, both in the room")
+    );
+    assert_eq!(stems("Quinton doesn't know"), stems("Quinton knows"));
+    assert_eq!(stems("Mum's ring"), stems("Mum ring"));
+}
+
+#[test]
 fn a_state_told_again_in_a_later_scene_it_holds_in_is_right_twice() {
     let gold = crate::graph::gold::parse_gold(
         r#"{"film": "t", "characters": [{"name": "ANNA"}],

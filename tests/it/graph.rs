@@ -115,9 +115,19 @@ fn maras_false_belief_and_quintons_deception_have_the_right_holders() {
         .nodes
         .iter()
         .find(|n| {
-            n.attitude == Some(Attitude::Belief) && n.truth == Some(false) && n.scene == Some(1)
+            n.attitude == Some(Attitude::Belief)
+                && n.truth == Some(false)
+                && n.scene == Some(1)
+                && n.name.contains("believes him")
         })
         .expect("Mara's false belief in scene 2");
+    // What she concludes from the lie (`So there's one key in the world`)
+    // rests on it: false too.
+    assert!(g.nodes.iter().any(|n| n.truth == Some(false)
+        && n.scene == Some(1)
+        && n.content
+            .as_deref()
+            .is_some_and(|c| c.contains("one key in the world"))));
     assert_eq!(belief.holder.as_deref(), Some("character:mara"));
     // She believes what his lie said, and the belief is about his pretense
     // (higher-order ToM), not merely about him.

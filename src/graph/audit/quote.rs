@@ -113,7 +113,7 @@ pub(super) fn family_cues(family: &str) -> &'static [&'static str] {
         "desire" => &[
             "want", "wants", "wanted", "hope", "hopes", "hoped", "wish", "wishes", "need", "needs",
             "help", "helps", "save", "saves", "protect", "protects", "hurt", "ruin", "betray",
-            "rescue",
+            "rescue", "ask", "tell", "trust", "forgive", "believe", "call", "give",
         ],
         "intention" => &[
             "i'll", "will", "won't", "going", "plan", "plans", "planned", "decide", "decides",
@@ -187,7 +187,7 @@ pub(super) fn stated(n: &Node) -> Result<(), String> {
             matches!(w.as_str(), "not" | "never") || w.ends_with("n't")
         })
     });
-    let mut found = false;
+    let mut found = attitude.family() == "belief" && n.evidence.iter().any(|ev| judged(&ev.quote));
     let mut negated_cue = false;
     let mut any_negation = false;
     for ev in &n.evidence {
@@ -219,6 +219,150 @@ pub(super) fn stated(n: &Node) -> Result<(), String> {
         return Err("the quote negates it, but the state is not negated".to_owned());
     }
     Ok(())
+}
+
+/// Whether a line's sentence judges something by its shape, with no mental
+/// verb: `So you're…`, `…, I'd say`, `he'll…`/`she's going to…`, `it's not
+/// enough`/`that was the last…`, `no, you weren't`. The quote auditor's own
+/// reading of the shapes the generator's `judgments` propose from.
+pub(super) fn judged(quote: &str) -> bool {
+    let ws: Vec<String> = words(quote, 0)
+        .iter()
+        .map(|w| w.text.to_lowercase().replace('’', "'"))
+        .collect();
+    let at = |k: usize| ws.get(k).map_or("", String::as_str);
+    let n = ws.len();
+    let is_aux = |w: &str| {
+        let w = w.strip_suffix("n't").unwrap_or(w);
+        matches!(
+            w,
+            "do" | "does"
+                | "did"
+                | "is"
+                | "was"
+                | "are"
+                | "were"
+                | "has"
+                | "have"
+                | "had"
+                | "will"
+                | "wo"
+                | "would"
+                | "can"
+                | "ca"
+                | "could"
+        )
+    };
+    let inference = at(0) == "so" && n >= 3 && !is_aux(at(1)) && at(1) != "what";
+    let hedge = n >= 3
+        && (matches!((at(n - 2), at(n - 1)), ("i'd", "say") | ("i'd", "guess"))
+            || at(n - 2) == "i"
+                && matches!(
+                    at(n - 1),
+                    "reckon"
+                        | "think"
+                        | "bet"
+                        | "guess"
+                        | "suppose"
+                        | "imagine"
+                        | "expect"
+                        | "believe"
+                ));
+    let third = |w: &str| {
+        matches!(w, "he" | "she" | "they") || w.chars().next().is_some_and(char::is_uppercase)
+    };
+    let raw: Vec<String> = words(quote, 0).into_iter().map(|w| w.text).collect();
+    let future = (0..n).any(|k| {
+        matches!(at(k), "he'll" | "she'll" | "they'll")
+            || (third(at(k)) || raw.get(k).is_some_and(|r| third(r)))
+                && (matches!(at(k + 1), "will" | "won't")
+                    || at(k + 1) == "is" && at(k + 2) == "going")
+            || matches!(at(k), "he's" | "she's" | "they're")
+                && at(k + 1) == "going"
+                && at(k + 2) == "to"
+    });
+    let verdict = ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "it's" | "that's" | "it" | "that" | "this"))
+        && ws.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "enough"
+                    | "worth"
+                    | "true"
+                    | "untrue"
+                    | "false"
+                    | "wrong"
+                    | "fair"
+                    | "unfair"
+                    | "fault"
+                    | "last"
+                    | "late"
+                    | "lie"
+                    | "mistake"
+                    | "real"
+                    | "fake"
+                    | "over"
+            )
+        });
+    let rest = if at(0) == "no" {
+        &ws[1.min(n)..]
+    } else {
+        &ws[..]
+    };
+    let contradiction = rest.first().is_some_and(|w| w == "you")
+        && rest
+            .iter()
+            .skip(1)
+            .any(|w| w.ends_with("n't") || w == "not");
+    let kin = |w: &str| {
+        matches!(
+            w,
+            "dad"
+                | "mum"
+                | "mom"
+                | "father"
+                | "mother"
+                | "grandad"
+                | "granddad"
+                | "grandpa"
+                | "grandma"
+                | "gran"
+                | "nan"
+        )
+    };
+    let family_past = (0..n.min(2)).any(|k| {
+        kin(at(k))
+            && (at(k + 1).ends_with("ed")
+                || matches!(
+                    at(k + 1),
+                    "threw"
+                        | "took"
+                        | "gave"
+                        | "left"
+                        | "said"
+                        | "told"
+                        | "knew"
+                        | "made"
+                        | "kept"
+                        | "sold"
+                        | "stole"
+                        | "lost"
+                        | "hid"
+                        | "found"
+                        | "went"
+                        | "came"
+                        | "saw"
+                        | "built"
+                        | "bought"
+                        | "got"
+                        | "wrote"
+                        | "paid"
+                        | "never"
+                ))
+    });
+    let explanation = ws.iter().skip(2).any(|w| w == "because");
+    inference || hedge || future || verdict || contradiction || family_past || explanation
 }
 
 /// Whether some cue in the quotes stands without a negation before it.

@@ -111,42 +111,86 @@ impl Extractor<'_, '_> {
         if content_words(&content).is_empty() {
             return;
         }
+        let spelled = self.spell_out(&content, Some(speaker), voice.addressee, speaker);
+        self.speaker_state(
+            i,
+            s,
+            ws,
+            SpeakerState {
+                holder: speaker,
+                at: found.at,
+                attitude: found.attitude,
+                negated: found.negated,
+                truth: None,
+                content: spelled,
+            },
+            "a commitment in the speaker's own words",
+        );
+    }
+}
+
+/// A state a speaker's own line asserts of them, ready to become a node.
+pub(super) struct SpeakerState<'h> {
+    /// Who holds it (the speaker).
+    pub holder: &'h str,
+    /// The sentence's word the evidence quote starts at (it runs to the
+    /// sentence's end).
+    pub at: usize,
+    pub attitude: Attitude,
+    pub negated: bool,
+    /// `Some(false)` for a belief the script shows to be false.
+    pub truth: Option<bool>,
+    /// The content, persons already spelled out.
+    pub content: String,
+}
+
+impl Extractor<'_, '_> {
+    /// Proposes a state read from a sentence of its holder's line: the node
+    /// (quoting the sentence from word `state.at`) and its record.
+    pub(super) fn speaker_state(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        state: SpeakerState<'_>,
+        reason: &str,
+    ) -> String {
         let quote = char_slice(
             &s.text,
-            ws[found.at].start - s.start,
+            ws[state.at].start - s.start,
             ws[ws.len() - 1].end - s.start,
         );
-        let ev = self.evidence(i, ws[found.at].start, ws[ws.len() - 1].end, &quote);
-        let display = self.display(speaker);
+        let ev = self.evidence(i, ws[state.at].start, ws[ws.len() - 1].end, &quote);
+        let display = self.display(state.holder);
         let mut node = Node::new(
             format!(
                 "mental_state:e{i:04}-{:03}-{}",
-                ws[found.at].start,
-                found.attitude.as_str()
+                ws[state.at].start,
+                state.attitude.as_str()
             ),
             NodeKind::MentalState,
             format!("{display}: {}", gloss(&quote, 80)),
         );
-        node.attitude = Some(found.attitude);
-        node.holder = Some(speaker.to_owned());
-        node.content = Some(self.spell_out(&content, Some(speaker), voice.addressee, speaker));
-        node.negated = found.negated;
+        node.attitude = Some(state.attitude);
+        node.holder = Some(state.holder.to_owned());
+        node.content = Some(state.content);
+        node.negated = state.negated;
+        node.truth = state.truth;
         node.explicit = Some(true);
         node.order = Some(i);
         node.scene = Some(self.ctx.block.scene);
         node.evidence = vec![ev.clone()];
-        let id = self.add_node(node, "a commitment in the speaker's own words");
+        let id = self.add_node(node, reason);
         self.mentals.push(MentalRec {
-            id,
-            holder: speaker.to_owned(),
-            attitude: found.attitude,
-            order: (i, ws[found.at].start),
+            id: id.clone(),
+            holder: state.holder.to_owned(),
+            attitude: state.attitude,
+            order: (i, ws[state.at].start),
             evidence: ev,
         });
+        id
     }
-}
 
-impl Extractor<'_, '_> {
     /// The sentence after `s` in its element when it is a fragment that
     /// only says when (`Tomorrow, before the dealer comes.`).
     fn when_fragment(&self, i: usize, s: &Span) -> Option<String> {

@@ -3,7 +3,7 @@
 //! confession reveals an earlier pretense), and mental-state, relation and
 //! goal cues in the line.
 
-use super::lexicon::{act_phrase, paren_state, speech_act, RECORDED};
+use super::lexicon::{act_phrase, emotion_noun, paren_state, speech_act, RECORDED};
 use super::mental::Voice;
 use super::{Extractor, MentalRec};
 use crate::graph::schema::*;
@@ -173,6 +173,7 @@ impl Extractor<'_, '_> {
             };
             self.mental_states(i, &s, &ws, &lower, voice);
             self.commitments(i, &s, &ws, &lower, voice);
+            self.judgments(i, &s, &ws, &lower, voice);
             self.social_relations(i, &s, &ws, &lower, &[], Some(&speaker));
             self.social_goals(i, &s, &ws, &lower, Some(&speaker), addressee.as_deref());
         }
@@ -203,6 +204,12 @@ impl Extractor<'_, '_> {
                     _ => text.to_owned(),
                 }
             }
+            // `(relieved) Well. We're both in the room.`: the feeling named,
+            // then what it is about.
+            Attitude::Emotion => match words(paren, 0).iter().find_map(|w| emotion_noun(&w.text)) {
+                Some(noun) => format!("{noun}: {text}"),
+                None => text.to_owned(),
+            },
             _ => text.to_owned(),
         }
     }

@@ -170,6 +170,24 @@ pub(super) fn paren_state(word: &str) -> Option<(Attitude, &'static str)> {
     })
 }
 
+/// The feeling a parenthetical's emotion word names, as a noun (`relieved`
+/// → `relief`), for a state's content.
+pub(super) fn emotion_noun(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "bitter" => "bitterness",
+        "relieved" => "relief",
+        "ashamed" => "shame",
+        "horrified" => "horror",
+        "uneasy" => "unease",
+        "breaking" => "distress",
+        "angry" | "furious" => "anger",
+        "afraid" | "scared" | "terrified" => "fear",
+        "guilty" => "guilt",
+        "jealous" => "jealousy",
+        _ => return None,
+    })
+}
+
 const ORDER_VERBS: &[&str] = &[
     "sell", "take", "ask", "do", "don't", "come", "go", "find", "tell", "give", "call", "get",
     "open", "stay", "wait", "listen", "look", "leave", "stop", "bring", "keep", "let", "put",

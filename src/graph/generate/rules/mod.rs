@@ -41,6 +41,10 @@
 //!   the sentence's event);
 //! - `dialogue`: speech acts, parentheticals and concealment in lines;
 //! - `mental`: mental-state clauses and their holders;
+//! - `commitments`: what a speaker commits to (`I'll…`, `I won't…`);
+//! - `judgments`: beliefs a line shows by its shape with no mental verb (a
+//!   doubt, a contradiction, an inference, a hedged guess, a prediction
+//!   about someone else, a verdict such as `it's not enough`);
 //! - `events`: event nodes, perception, enabling and preventing;
 //! - `social`: possession, social relations and social goals;
 //! - `links`: context and causal edges over the block's events and states.
@@ -52,6 +56,7 @@ mod dialogue;
 mod ellipsis;
 mod events;
 mod evidence;
+mod judgments;
 mod lexicon;
 mod links;
 mod mental;
