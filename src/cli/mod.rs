@@ -139,8 +139,11 @@ fn init_logging(verbose: u8, quiet: bool) {
         (false, _) => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    // Colour codes only for a terminal: a redirected log stays plain text.
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .with_writer(std::io::stderr)
         .with_target(false)
         .without_time()

@@ -10,11 +10,11 @@ use crate::align::store::{AlignmentRecord, AlignmentStore};
 use crate::align::{align_with, attach_shots, AlignOptions, Alignment, Block};
 use crate::embed::{Embedder, HashedNgramEmbedder};
 use crate::media::shots::ShotList;
-use crate::media::subtitles::{self, Subtitles};
+use crate::media::subtitles::Subtitles;
 use crate::screenplay::{self, Screenplay};
 use crate::store::{AlignmentSources, InputFile, Store};
 
-use super::film::{fingerprint, load_shots, FilmFolder};
+use super::film::{fingerprint, load_shots, load_subtitles, FilmFolder};
 use super::{Context, Result};
 
 /// Keyframes attached to each block.
@@ -53,8 +53,7 @@ impl AlignInputs {
         subtitles_path: &Path,
         shots: Option<(ShotList, InputFile)>,
     ) -> Result<AlignInputs> {
-        let subs = subtitles::parse_file(subtitles_path, None)
-            .with_context(|| format!("reading {}", subtitles_path.display()))?;
+        let subs = load_subtitles(subtitles_path)?;
         let sources = AlignmentSources {
             script: fingerprint(script)?,
             subtitles: fingerprint(subtitles_path)?,
@@ -209,8 +208,7 @@ fn alignment_of(
         Some(s) if !same_inputs(&s.sources, &sources) => "the stored alignment is stale",
         Some(s) => return Ok((play, s.alignment, BlocksSource::Stored)),
     };
-    let subs = subtitles::parse_file(subs_path, None)
-        .with_context(|| format!("reading {}", subs_path.display()))?;
+    let subs = load_subtitles(subs_path)?;
     let inputs = AlignInputs {
         play,
         subtitles: subs,

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::media::shots::{FrameRate, MovieNetPaths, ShotList};
+use crate::media::subtitles::{self, Subtitles};
 use crate::screenplay::Format;
 use crate::store::InputFile;
 
@@ -145,6 +146,60 @@ pub fn fingerprint(path: &Path) -> Result<InputFile> {
     InputFile::of_file(path).with_context(|| format!("reading {}", path.display()))
 }
 
+/// Reads a subtitle file, its problems logged as warnings with file and line
+/// (the first [`SHOWN_PROBLEMS`], then how many more; the rest at debug
+/// level). A file where more
+/// cues were skipped as malformed than were read is refused: aligning the
+/// few left would build a whole film on a fraction of its dialogue.
+pub fn load_subtitles(path: &Path) -> Result<Subtitles> {
+    let subs =
+        subtitles::parse_file(path, None).with_context(|| format!("reading {}", path.display()))?;
+    for (k, d) in subs.diagnostics.iter().enumerate() {
+        if k < SHOWN_PROBLEMS {
+            tracing::warn!("{}:{}: {}", path.display(), d.line, d.message);
+        } else {
+            tracing::debug!("{}:{}: {}", path.display(), d.line, d.message);
+        }
+    }
+    if subs.diagnostics.len() > SHOWN_PROBLEMS {
+        let more = subs.diagnostics.len() - SHOWN_PROBLEMS;
+        tracing::warn!(
+            "{}: {more} more problem{} (-v lists them all)",
+            path.display(),
+            if more == 1 { "" } else { "s" },
+        );
+    }
+    let skipped = subs
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("skipped"))
+        .count();
+    if skipped > 0 {
+        tracing::warn!(
+            "{}: {skipped} of {} cues skipped as malformed; the alignment uses the {} read",
+            path.display(),
+            skipped + subs.cues.len(),
+            subs.cues.len()
+        );
+    }
+    if skipped > subs.cues.len() {
+        let first = &subs.diagnostics[0];
+        bail!(
+            "{}: {skipped} of {} cues are malformed and were skipped (first, line {}: {}); \
+             fix the file or convert it (for example `ffmpeg -i {} fixed.srt`) before aligning",
+            path.display(),
+            skipped + subs.cues.len(),
+            first.line,
+            first.message,
+            path.display()
+        );
+    }
+    Ok(subs)
+}
+
+/// How many of a subtitle file's problems are logged one by one.
+pub const SHOWN_PROBLEMS: usize = 5;
+
 /// Reads a film's shots from a MovieNet shot file or film folder, or a
 /// keyframe manifest (`.csv`/`.json`, paths confined to `keyframes` or the
 /// manifest's folder), with the fingerprint of the file read. The reader's
@@ -182,6 +237,38 @@ pub fn load_shots(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An SRT file of `good` cues, then `bad` cues with a broken end time.
+    fn srt(good: usize, bad: usize) -> String {
+        let mut out = String::new();
+        for k in 0..good + bad {
+            let end = if k < good {
+                "00:00:59,500"
+            } else {
+                "00:00:xx,000"
+            };
+            out.push_str(&format!(
+                "{}\n00:00:0{},000 --> {end}\nLine {k}.\n\n",
+                k + 1,
+                k % 10
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn a_few_malformed_cues_are_read_past_and_most_are_refused_by_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let few = dir.path().join("few.srt");
+        std::fs::write(&few, srt(8, 2)).unwrap();
+        let subs = load_subtitles(&few).unwrap();
+        assert_eq!((subs.cues.len(), subs.diagnostics.len()), (8, 2));
+        let most = dir.path().join("most.srt");
+        std::fs::write(&most, srt(2, 6)).unwrap();
+        let err = format!("{:#}", load_subtitles(&most).unwrap_err());
+        assert!(err.contains("most.srt: 6 of 8 cues are malformed"), "{err}");
+        assert!(err.contains("line 10"), "{err}");
+    }
 
     #[test]
     fn a_folder_without_a_screenplay_is_refused_by_name() {

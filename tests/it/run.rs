@@ -328,6 +328,49 @@ fn a_subject_that_is_neither_a_baseline_nor_configured_is_refused() {
     assert!(!ws.path().join(GRAPH).exists(), "nothing ran");
 }
 
+#[test]
+fn malformed_subtitle_cues_are_warned_of_by_line_and_a_mostly_broken_file_stops_the_film() {
+    let ws = workspace();
+    let srt = ws.path().join(FILM).join("subtitles.srt");
+    let text = std::fs::read_to_string(&srt).unwrap();
+    // Break the start time of every `every`-th cue.
+    let broken = |every: usize| -> String {
+        let mut k = 0;
+        text.lines()
+            .map(|l| {
+                if l.contains(" --> ") {
+                    k += 1;
+                    if k % every == 0 {
+                        return l.replacen(',', "x", 1);
+                    }
+                }
+                l.to_owned()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    std::fs::write(&srt, broken(20)).unwrap();
+    let o = command(ws.path(), &["run", FILM, "--store", "w.db"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("subtitles.srt:") && err.contains("cue skipped"),
+        "each problem with its file and line: {err}"
+    );
+    assert!(err.contains("5 of 106 cues skipped as malformed"), "{err}");
+    // Redirected, the log has no colour codes.
+    assert!(!err.contains('\u{1b}'), "{err}");
+    std::fs::write(&srt, broken(1).replacen('x', ",", 20)).unwrap();
+    let o = command(ws.path(), &["run", FILM, "--store", "w.db"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("86 of 106 cues are malformed"), "{err}");
+}
+
 /// SplitMix64, so the kill points are reproducible from the seed.
 struct Rng(u64);
 impl Rng {
