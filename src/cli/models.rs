@@ -185,12 +185,23 @@ fn describe(config: &Config, name: &str) -> String {
 fn list(config: &Config) -> anyhow::Result<Outcome> {
     let mut out = format!("configuration: {}\n\nroles:\n", config.source.display());
     for role in Role::ALL {
-        let _ = writeln!(
-            out,
-            "  {:<12} {}",
-            role.name(),
-            config.role(role).join(", ")
-        );
+        let names = config.role(role);
+        let _ = write!(out, "  {:<12} {}", role.name(), names.join(", "));
+        // A subject on the rules backend is listed, and `eval run` refuses
+        // it: say so here, where it is read.
+        if role == Role::Subject
+            && names
+                .iter()
+                .any(|n| moviegraph::workspace::cast::check_subject(n, config).is_err())
+        {
+            let _ = write!(
+                out,
+                "  (the rules backend answers no questions: eval run needs --subject with an \
+                 offline baseline, {}, or an answering model)",
+                moviegraph::eval::subject::BASELINES.join(", ")
+            );
+        }
+        out.push('\n');
     }
     out.push_str("\nmodels:\n");
     for name in config.models.keys() {

@@ -46,7 +46,9 @@ pub struct WalkArgs {
     /// Port of --serve (0: any free port; the address is printed on stdout).
     #[arg(long, default_value_t = 8080, requires = "serve")]
     port: u16,
-    /// Address of --serve. Other machines can reach anything but 127.0.0.1.
+    /// Address of --serve: 127.0.0.1 keeps it on this machine. Any other address
+    /// serves the walker, which has no login, to whoever can reach it (a warning
+    /// says so).
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST), requires = "serve")]
     host: IpAddr,
     /// The workspace root that the trees' keyframe paths are relative to (default: the
@@ -54,6 +56,25 @@ pub struct WalkArgs {
     /// `ROOT/keyframes/<film>/`, are served.
     #[arg(long)]
     root: Option<PathBuf>,
+}
+
+/// What to tell a person who serves the walker beyond this machine: it has
+/// no login, so whoever reaches the address can read the trees (gold
+/// included in explore mode) and record answers under any name. `None` for
+/// a loopback address.
+fn exposure_warning(host: IpAddr) -> Option<String> {
+    (!host.is_loopback()).then(|| {
+        let reach = if host.is_unspecified() {
+            "every network this machine is on".to_owned()
+        } else {
+            format!("the network of {host}")
+        };
+        format!(
+            "warning: serving on {host}: anyone on {reach} can open the walker, read its trees \
+             and record answers under any name (it has no login); use the default --host \
+             127.0.0.1 to keep it on this machine"
+        )
+    })
 }
 
 /// Walks question trees: test mode records a human eval run, explore mode shows gold.
@@ -89,6 +110,9 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
                 .await
                 .with_context(|| format!("binding {}:{}", args.host, args.port))?;
             let addr = listener.local_addr()?;
+            if let Some(warning) = exposure_warning(args.host) {
+                eprintln!("{warning}");
+            }
             emit(&format!("listening on http://{addr}/\n"))?;
             web::serve(
                 listener,
@@ -156,4 +180,22 @@ enum PreviewArg {
     Blocks,
     Ascii,
     Off,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serving_beyond_loopback_is_warned_of_and_loopback_is_not() {
+        assert_eq!(exposure_warning(IpAddr::V4(Ipv4Addr::LOCALHOST)), None);
+        assert_eq!(exposure_warning("::1".parse().unwrap()), None);
+        let all = exposure_warning(IpAddr::V4(Ipv4Addr::UNSPECIFIED)).unwrap();
+        assert!(
+            all.contains("every network") && all.contains("no login"),
+            "{all}"
+        );
+        let lan = exposure_warning("192.168.1.20".parse().unwrap()).unwrap();
+        assert!(lan.contains("192.168.1.20"), "{lan}");
+    }
 }

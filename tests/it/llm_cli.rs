@@ -383,6 +383,20 @@ fn models_list_shows_roles_and_check_reports_latency_or_the_error() {
         listed.contains("generator    rules")
             && listed.contains("auditors     rules-grounding, rules-schema")
     );
+    assert!(!listed.contains("answers no questions"), "{listed}");
+    // The defaults' subject is on the rules backend, which `eval run`
+    // refuses: the list says so where the subject is shown.
+    let empty = tempfile::tempdir().unwrap();
+    let defaults = bin()
+        .current_dir(empty.path())
+        .args(["models", "list"])
+        .output()
+        .unwrap();
+    let defaults = text(&defaults);
+    assert!(
+        defaults.contains("subject      rules  (the rules backend answers no questions"),
+        "{defaults}"
+    );
 
     let check = bin()
         .current_dir(dir.path())
