@@ -8,14 +8,16 @@
 //! images the trees reference, see [`super::keyframes`]). A walker serves test mode or,
 //! started with `--explore`, explore mode, never both: the other mode's routes answer
 //! 403 with how to start the right walker. Each annotator's test is a
-//! [`TestSession`] kept for the server's lifetime; a restarted server resumes it from
-//! the store.
+//! [`TestSession`] (a protocol thread and a store connection); at most
+//! [`MAX_LIVE_SESSIONS`] are live, the least recently used closed first, and a
+//! closed or restarted session resumes from the store on its annotator's next page.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use std::time::Instant;
 
 use axum::extract::{Form, Path as UrlPath, State};
 use axum::http::{header, StatusCode};
@@ -66,12 +68,30 @@ fn wrong_walker(state: &WebState) -> Response {
 }
 
 struct WebSession {
-    session: TestSession,
+    /// The question waiting for an answer, holding the protocol's reply
+    /// channel. Declared before `session` so that it is dropped first:
+    /// closing the session joins a protocol thread that waits on this
+    /// channel while it is open.
     pending: Option<Prompt>,
+    session: TestSession,
     finished: Option<Result<RunProgress, String>>,
     recorded: usize,
     /// This session's answers: (tree, node, phase, reply).
     history: Vec<(String, String, Phase, String)>,
+    /// When a page of it was last served.
+    last_used: Instant,
+}
+
+/// The most test sessions kept live at once. Each holds a protocol thread and
+/// a store connection; past this the least recently used is closed (every
+/// answer it took is stored, and its annotator's next page resumes it).
+pub const MAX_LIVE_SESSIONS: usize = 16;
+
+/// The key of the entry `when` says was used longest ago.
+fn least_recent<K: Clone, V>(map: &HashMap<K, V>, when: impl Fn(&V) -> Instant) -> Option<K> {
+    map.iter()
+        .min_by_key(|(_, v)| when(v))
+        .map(|(k, _)| k.clone())
 }
 
 struct WebState {
@@ -274,6 +294,20 @@ async fn test_page(
     }
     let mut sessions = state.sessions.lock().await;
     if !sessions.contains_key(&annotator) {
+        let mut closed = Vec::new();
+        while sessions.len() >= MAX_LIVE_SESSIONS {
+            match least_recent(&sessions, |s| s.last_used).and_then(|k| sessions.remove(&k)) {
+                Some(mut old) => {
+                    old.pending = None;
+                    closed.push(old);
+                }
+                None => break,
+            }
+        }
+        if !closed.is_empty() {
+            // Closing joins the protocol threads: off the async workers.
+            tokio::task::spawn_blocking(move || drop(closed));
+        }
         let started = TestSession::start(
             state.options.store_path.clone(),
             &annotator,
@@ -290,6 +324,7 @@ async fn test_page(
                         finished: None,
                         recorded: 0,
                         history: Vec::new(),
+                        last_used: Instant::now(),
                     },
                 );
             }
@@ -305,6 +340,7 @@ async fn test_page(
     let Some(session) = sessions.get_mut(&annotator) else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
+    session.last_used = Instant::now();
     settle(session).await;
     let mut body = format!(
         "<h1>Test mode · {}</h1><p class=meta>run <code>{}</code> · {} answers stored in this session</p>",
@@ -412,6 +448,7 @@ async fn answer(
     let Some(session) = sessions.get_mut(&annotator) else {
         return back.into_response();
     };
+    session.last_used = Instant::now();
     settle(session).await;
     let fits = session.pending.as_ref().is_some_and(|p| {
         form.get("tree") == Some(&p.tree_id) && form.get("node") == Some(&p.node_id)
@@ -571,5 +608,25 @@ async fn keyframe(State(state): State<Arc<WebState>>, UrlPath(path): UrlPath<Str
         },
         Err(KeyframeRefusal::Outside) => StatusCode::FORBIDDEN.into_response(),
         Err(_) => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_least_recently_used_session_is_the_one_closed() {
+        let t0 = Instant::now();
+        let map: HashMap<&str, Instant> = [
+            ("ann", t0 + Duration::from_secs(5)),
+            ("ben", t0),
+            ("cy", t0 + Duration::from_secs(9)),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(least_recent(&map, |t| *t), Some("ben"));
+        assert_eq!(least_recent(&HashMap::<&str, Instant>::new(), |t| *t), None);
     }
 }

@@ -339,6 +339,39 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
     );
 }
 
+/// Threads of a process, from /proc (None where there is no /proc).
+fn threads(pid: u32) -> Option<usize> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+#[test]
+fn many_annotators_keep_a_bounded_number_of_sessions_and_a_closed_one_resumes() {
+    let ws = workspace();
+    let server = serve(ws.path());
+    let addr = server.addr.as_str();
+    for k in 0..40 {
+        let (status, _, page) = http(addr, "GET", &format!("/test/person{k}"), None);
+        assert_eq!(status, 200, "{page}");
+    }
+    match threads(server.child.id()) {
+        // Before: one protocol thread per name ever seen (40 here, 304 after
+        // 300 names). Now at most MAX_LIVE_SESSIONS (16), and the runtime's.
+        Some(n) => {
+            eprintln!("{n} threads for 40 annotators");
+            assert!(n <= 16 + 12, "{n} threads for 40 annotators");
+        }
+        None => eprintln!("skipped the thread count: no /proc on this system"),
+    }
+    // The first annotator's session was closed; their page resumes it.
+    let (status, _, page) = http(addr, "GET", "/test/person0", None);
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Test mode · person0"), "{page}");
+}
+
 fn which(name: &str) -> Option<std::path::PathBuf> {
     std::env::var_os("PATH")?
         .to_str()?
