@@ -174,6 +174,24 @@ pub fn render_question(tree: &Tree, node: &Node, phase: Phase, text_only: bool) 
     }
 }
 
+/// What a person reads of a user turn [`render_question`] wrote: its lead
+/// (premise, excerpt, keyframe note) and the question, then how to answer in
+/// words for people. The lettered options are left out (a walker shows them
+/// as choices), and so is the answer-format instruction written for models
+/// (double square brackets, an example answer).
+pub fn for_people(user_turn: &str, question: &str, format: Format) -> String {
+    let lead = match user_turn.rfind("Question: ") {
+        Some(at) if at == 0 || user_turn[..at].ends_with('\n') => &user_turn[..at],
+        _ => "",
+    };
+    let how = match format {
+        Format::Single => "Choose the one answer that is right.",
+        Format::Multi => "One or more answers are right: choose every one that is.",
+        Format::Open => "Answer in a short sentence of your own.",
+    };
+    format!("{lead}Question: {}\n\n{how}", question.trim())
+}
+
 /// The judge's fixed rubric (asked at temperature 0 by the model layer).
 pub const JUDGE_RUBRIC: &str = "You grade a short answer to a question about a film against a \
 reference answer. Judge meaning, not wording. Score 1.0 when the answer states the same \
@@ -196,4 +214,24 @@ pub fn render_judge_prompt(question: &str, reference: &str, answer: &str) -> Vec
             ),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn people_read_the_lead_and_the_question_without_options_or_the_model_s_format() {
+        // An excerpt line that itself says `Question: ` stays in the lead.
+        let turn = "Thought experiment. Assuming X.\n\nScreenplay excerpt:\nQuestion: who?\n\n\
+                    Question: Why does Mara lie?\nA. Fear\nB. Love\n\n\
+                    Answer with exactly one letter in double square brackets, for example [[B]].";
+        let text = for_people(turn, "Why does Mara lie?", Format::Single);
+        assert_eq!(
+            text,
+            "Thought experiment. Assuming X.\n\nScreenplay excerpt:\nQuestion: who?\n\n\
+             Question: Why does Mara lie?\n\nChoose the one answer that is right."
+        );
+        assert!(!text.contains("[[") && !text.contains("A. Fear"));
+    }
 }

@@ -65,8 +65,9 @@ pub struct Prompt {
     pub node_id: String,
     /// The phase it is asked in.
     pub phase: Phase,
-    /// The user turn exactly as a model would see it (premise, excerpt, question,
-    /// lettered options, answer format).
+    /// What the person reads: premise (phase 2), excerpt, keyframe note and
+    /// question, as a model's user turn has them, without the lettered options
+    /// (in `view`, shown as choices) or the model's answer-format instruction.
     pub text: String,
     /// Keyframe paths shown with it (workspace-relative).
     pub images: Vec<String>,
@@ -151,7 +152,11 @@ impl Subject for HumanSubject {
             tree_id: ask.tree_id.to_string(),
             node_id: ask.node_id.to_string(),
             phase: ask.phase,
-            text: last.map(|m| m.text.clone()).unwrap_or_default(),
+            text: crate::eval::prompt::for_people(
+                last.map_or("", |m| m.text.as_str()),
+                &ask.question.question,
+                ask.question.format,
+            ),
             images: last.map(|m| m.images.clone()).unwrap_or_default(),
             view: ask.question.clone(),
             reply: tx,

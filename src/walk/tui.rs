@@ -515,6 +515,9 @@ impl App {
             )));
             lines.push(Line::from(""));
             lines.extend(p.text.lines().map(|l| Line::from(l.to_string())));
+            for (label, text) in &p.view.options {
+                lines.push(Line::from(format!("  {label}. {text}")));
+            }
             lines.push(Line::from(""));
             let answer = match p.view.format {
                 Format::Open => format!("Your answer: {}_", self.text),

@@ -136,6 +136,11 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
     let screen = tmux.wait_for("node n1");
     assert!(screen.contains("TEST mode") && screen.contains("What does Mara believe"));
     assert!(!screen.contains("GOLD"), "test mode shows no gold");
+    // People read how to answer in words for them, not the models' format.
+    assert!(
+        !screen.contains("square brackets") && screen.contains("Choose"),
+        "{screen}"
+    );
     // The keyframe's ASCII preview: dark cells, then bright ones.
     assert!(screen.contains("keyframes/tiny/k1.png"), "{screen}");
     assert!(

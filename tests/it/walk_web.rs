@@ -145,6 +145,12 @@ fn answer(addr: &str, annotator: &str, node: &str, fields: &str) {
         !shown.contains("GOLD") && !shown.contains("gold"),
         "test mode shows no gold:\n{shown}"
     );
+    // The options once, as choices; no instruction written for models.
+    let prompt = shown.split("<form").next().unwrap_or("");
+    assert!(
+        !shown.contains("square brackets") && !prompt.contains("\nA. "),
+        "{shown}"
+    );
     let form = format!("tree=tiny%2Ft1&node={}&{fields}", node);
     let (status, location, _) = http(
         addr,
