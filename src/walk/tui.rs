@@ -369,7 +369,7 @@ impl App {
             .constraints([
                 Constraint::Length(1),
                 Constraint::Min(5),
-                Constraint::Length(3),
+                Constraint::Length(4),
             ])
             .split(frame.area());
         let header = match (self.mode, &self.session) {
@@ -423,16 +423,18 @@ impl App {
         );
         let help = match self.mode {
             Mode::Test => {
-                "letters: choose/toggle · type: open answer · Enter: confirm · Backspace: clear · \
-                 Ctrl-P: path · Tab: explore · Esc: quit"
+                "letters: choose · type: open answer · Enter: confirm · Backspace: clear · \
+                 PgUp/PgDn: scroll · Ctrl-P: path · Tab: explore · Esc: quit"
             }
             Mode::Explore => {
                 "letter: follow that option (open: c/i) · Backspace: back · Home: root · \
-                 Up/Down: tree · Ctrl-P: path · Esc: quit"
+                 Up/Down: tree · PgUp/PgDn: scroll · Ctrl-P: path · Esc: quit"
             }
         };
         frame.render_widget(
-            Paragraph::new(vec![Line::from(help), Line::from(self.status.clone())])
+            // The status first: on a narrow terminal the help wraps, and what
+            // just happened must stay in view.
+            Paragraph::new(vec![Line::from(self.status.clone()), Line::from(help)])
                 .wrap(Wrap { trim: true })
                 .block(Block::default().borders(Borders::TOP)),
             rows[2],
@@ -514,7 +516,20 @@ impl App {
                 Style::default().add_modifier(Modifier::BOLD),
             )));
             lines.push(Line::from(""));
-            lines.extend(p.text.lines().map(|l| Line::from(l.to_string())));
+            // The premise, then the question, its options and the answer
+            // line, and only then the excerpt: a long excerpt never pushes
+            // the question below the fold (PgUp/PgDn scroll it).
+            let (premise, excerpt, question) = split_prompt(&p.text);
+            let text_lines = |t: &str| {
+                t.lines()
+                    .map(|l| Line::from(l.to_string()))
+                    .collect::<Vec<_>>()
+            };
+            if let Some(premise) = premise {
+                lines.extend(text_lines(premise));
+                lines.push(Line::from(""));
+            }
+            lines.extend(text_lines(question));
             for (label, text) in &p.view.options {
                 lines.push(Line::from(format!("  {label}. {text}")));
             }
@@ -527,6 +542,10 @@ impl App {
                 answer,
                 Style::default().add_modifier(Modifier::BOLD),
             )));
+            if !excerpt.trim().is_empty() {
+                lines.push(Line::from(""));
+                lines.extend(text_lines(excerpt.trim_end()));
+            }
             // After the answer line, so a tall preview never hides it.
             if !p.images.is_empty() {
                 lines.push(Line::from(""));
@@ -667,5 +686,37 @@ impl App {
                     .collect()
             }
         }
+    }
+}
+
+/// A person's prompt ([`crate::eval::prompt::for_people`]) in its three
+/// parts: the phase-2 premise (its first paragraph when it is a thought
+/// experiment), the rest of the lead (excerpt, keyframe note), and the
+/// question with how to answer.
+fn split_prompt(text: &str) -> (Option<&str>, &str, &str) {
+    let at = text.rfind("Question: ").unwrap_or(0);
+    let (lead, question) = text.split_at(at);
+    match lead.split_once("\n\n") {
+        Some((premise, rest)) if premise.starts_with("Thought experiment") => {
+            (Some(premise), rest, question)
+        }
+        _ => (None, lead, question),
+    }
+}
+
+#[cfg(test)]
+mod prompt_tests {
+    use super::split_prompt;
+
+    #[test]
+    fn the_premise_comes_first_and_the_excerpt_after_the_question() {
+        let (premise, excerpt, question) = split_prompt(
+            "Thought experiment. Assume X.\n\nScreenplay excerpt:\nMARA\nNo.\n\nQuestion: Why?\n\nChoose.",
+        );
+        assert_eq!(premise, Some("Thought experiment. Assume X."));
+        assert_eq!(excerpt, "Screenplay excerpt:\nMARA\nNo.\n\n");
+        assert_eq!(question, "Question: Why?\n\nChoose.");
+        let (premise, excerpt, question) = split_prompt("Question: Who?");
+        assert_eq!((premise, excerpt, question), (None, "", "Question: Who?"));
     }
 }
