@@ -38,6 +38,31 @@ pub struct ModelFlags {
     embedder: Option<String>,
 }
 
+/// The configuration file and the generator role alone: the flags of a
+/// command that calls no other role (`trees generate`), so its `--help`
+/// lists no flag that would do nothing.
+#[derive(Debug, Clone, Args)]
+pub struct GeneratorFlags {
+    /// The configuration (default: ./moviegraph.toml if present, else every role
+    /// on the offline `rules` backend).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Model for the generator role (the question writer).
+    #[arg(long, value_name = "MODEL")]
+    generator: Option<String>,
+}
+
+impl GeneratorFlags {
+    /// Loads the configuration and applies `--generator`.
+    pub fn load(&self) -> anyhow::Result<Config> {
+        let mut overrides = RoleOverrides::default();
+        if let Some(name) = &self.generator {
+            overrides.roles.push((Role::Generator, vec![name.clone()]));
+        }
+        Ok(Config::load(self.config.as_deref(), &overrides)?)
+    }
+}
+
 impl ModelFlags {
     /// Loads the configuration and applies the role flags.
     pub fn load(&self) -> anyhow::Result<Config> {

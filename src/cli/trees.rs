@@ -21,7 +21,7 @@ use moviegraph::workspace::graph::load_graph_with_settings;
 use moviegraph::workspace::lock::WriterLock;
 use moviegraph::workspace::trees::{generate_trees, mismatch_stop, parse_mix, TreesInput};
 
-use super::models::ModelFlags;
+use super::models::GeneratorFlags;
 use super::{emit, Outcome};
 
 /// Generate, validate, tabulate and import question trees.
@@ -75,7 +75,7 @@ pub struct GenerateArgs {
     /// templates; any other backend words them with that model, each
     /// checked against the graph and, if rejected, worded by the templates.
     #[command(flatten)]
-    models: ModelFlags,
+    models: GeneratorFlags,
     /// Depth of every tree.
     #[arg(long, default_value_t = 3)]
     depth: u32,

@@ -215,6 +215,33 @@ fn help_teaches() {
 }
 
 #[test]
+fn trees_generate_offers_only_the_role_it_calls() {
+    let help =
+        String::from_utf8_lossy(&moviegraph(&["trees", "generate", "--help"]).stdout).into_owned();
+    assert!(help.contains("--generator"), "{help}");
+    for flag in [
+        "--auditors",
+        "--adjudicator",
+        "--subject",
+        "--judge",
+        "--embedder",
+    ] {
+        assert!(
+            !help.contains(flag),
+            "{flag} does nothing for trees generate:\n{help}"
+        );
+    }
+    let o = moviegraph(&[
+        "trees",
+        "generate",
+        "screenplays/the-second-key",
+        "--judge",
+        "x",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
 fn align_prints_json_eval_and_keyframes() {
     let film = "screenplays/the-second-key";
     let script = format!("{film}/script.fountain");
