@@ -20,14 +20,16 @@
 //!   what was said or shown just before; a state with no content word is not
 //!   proposed.
 
+use super::contents::{
+    clause_text, has_content, is_anaphor, points_back, trim_clause, with_elided,
+};
 use super::ellipsis;
-use super::lexicon::{is_negation, mental_cue, ADVERBS, ANAPHORS, VERB_AUXILIARIES};
+use super::lexicon::{is_negation, mental_cue, ADVERBS, VERB_AUXILIARIES};
 use super::{Extractor, MentalRec};
 use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
 use crate::graph::text::words;
 use crate::graph::text::{char_slice, gloss, sentences, Span};
-use crate::text::content_words;
 
 /// Where a sentence stands: its element, who speaks it (none in narration)
 /// and to whom.
@@ -734,114 +736,4 @@ impl Extractor<'_, '_> {
             .find(|m| m.holder == who && m.attitude == Attitude::Pretense)
             .map(|m| m.id.clone())
     }
-}
-
-/// An elided clause's words with the phrase it means after them, its
-/// he/she replaced by the person the parallel clause names.
-fn with_elided(content: &str, subject: Option<&str>, phrase: &str) -> String {
-    let content = match subject {
-        Some(name) => match content.split_once(' ') {
-            Some((_, rest)) => format!("{name} {rest}"),
-            None => name.to_owned(),
-        },
-        None => content.to_owned(),
-    };
-    format!("{content} {phrase}")
-}
-
-/// Words `[a, b)` of a sentence as written, trimmed of end punctuation.
-fn clause_text(s: &Span, ws: &[Span], a: usize, b: usize) -> String {
-    if a >= b {
-        return String::new();
-    }
-    trim_clause(&char_slice(
-        &s.text,
-        ws[a].start - s.start,
-        ws[b - 1].end - s.start,
-    ))
-}
-
-fn trim_clause(text: &str) -> String {
-    text.trim()
-        .trim_start_matches([':', ',', '-', '—'])
-        .trim_end_matches(['.', '!', '?', ',', ';', ':'])
-        .trim()
-        .to_owned()
-}
-
-/// Whether a content names something: a content word that is not the stub
-/// of a negated auxiliary (`he didn't` says nothing on its own) nor a word
-/// that only points or quantifies.
-fn has_content(content: &str) -> bool {
-    const STUBS: &[&str] = &[
-        "doesn", "didn", "isn", "wasn", "won", "can", "don", "aren", "weren", "hasn", "haven",
-        "hadn", "wouldn", "couldn", "shouldn",
-    ];
-    // Words that point or quantify but name nothing (`now, all of it`).
-    const LIGHT: &[&str] = &[
-        "now",
-        "all",
-        "then",
-        "here",
-        "there",
-        "just",
-        "even",
-        "still",
-        "really",
-        "everything",
-        "anything",
-        "something",
-        "every",
-        "one",
-        "way",
-        "thing",
-        "things",
-        "what",
-        "when",
-        "how",
-        "why",
-        "where",
-        "who",
-        "which",
-        "whatever",
-        "about",
-        "more",
-        "any",
-        "some",
-    ];
-    content_words(content)
-        .iter()
-        .any(|w| !STUBS.contains(&w.as_str()) && !LIGHT.contains(&w.as_str()))
-}
-
-/// Whether a content only asks what the thing just shown means (`what it
-/// means`, `what that meant`).
-fn points_back(content: &str) -> bool {
-    let ws: Vec<String> = content
-        .split_whitespace()
-        .map(|w| {
-            w.to_lowercase()
-                .trim_matches(|c: char| !c.is_alphanumeric())
-                .to_owned()
-        })
-        .collect();
-    matches!(
-        ws.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
-        [
-            "what",
-            "it" | "this" | "that",
-            "means" | "meant" | "is" | "was"
-        ]
-    )
-}
-
-/// Whether a content is only a word pointing back (`it`, `so`, `this`) or
-/// nothing at all.
-fn is_anaphor(content: &str) -> bool {
-    let ws: Vec<String> = content
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    ws.is_empty() || (ws.len() == 1 && ANAPHORS.contains(&ws[0].as_str()))
 }

@@ -40,7 +40,8 @@
 //! - `action`: action sentences (introductions, props, names, emotion nouns,
 //!   the sentence's event);
 //! - `dialogue`: speech acts, parentheticals and concealment in lines;
-//! - `mental`: mental-state clauses and their holders;
+//! - `mental`: mental-state clauses and their holders (`contents`: a
+//!   state's content as text);
 //! - `commitments`: what a speaker commits to (`I'll…`, `I won't…`);
 //! - `judgments`: beliefs a line shows by its shape with no mental verb (a
 //!   doubt, a contradiction, an inference, a hedged guess, a prediction
@@ -52,6 +53,7 @@
 mod action;
 mod characters;
 mod commitments;
+mod contents;
 mod dialogue;
 mod ellipsis;
 mod events;
