@@ -22,7 +22,7 @@
 //! better), for comparison.
 
 use super::anchors::Anchor;
-use super::similarity::{dot, hybrid_cos_floor, hybrid_floor, Side};
+use super::similarity::{dot, hybrid_cos_floor, hybrid_floor, word_dice, Side, W_EMBED};
 
 /// Scoring parameters of the dynamic programme.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -155,27 +155,21 @@ fn contained(part: &[u32], whole: &[u32]) -> f32 {
 
 /// Whether a 1:k or k:1 group is better than its parts: each edge member
 /// must hold at least `min` of its words in the other side's text, and the
-/// group's similarity must exceed that of the group without either edge
+/// group must be closer to the other side than the group without either edge
 /// member (so an ad-lib cue is not absorbed into a neighbouring line's match,
 /// nor a cut line into its neighbour's cue). A middle member of a 3-group is
 /// free: a phrase added or dropped inside a long line.
 ///
-/// `without_first` and `without_last` are the similarities of the group
-/// without its first or last edge member, as [`hybrid_floor`] with floor
-/// `min_sim` gives them: exact at or above the floor, and below it otherwise,
-/// which decides `sim > x` the same way because `sim ≥ min_sim`.
-#[allow(clippy::too_many_arguments)]
+/// "Closer" is measured by [`order_free`]: the hybrid score's word-order
+/// term would reject a member whose clause the film says first, and a
+/// sentence model's cosine saturates near 1, so with it a part that belongs
+/// can raise the cosine too little to make up for that term.
 fn members_belong(
     lines: &Side,
-    la: usize,
-    kl: usize,
+    (la, kl): (usize, usize),
     cues: &Side,
-    ca: usize,
-    kc: usize,
+    (ca, kc): (usize, usize),
     min: f32,
-    sim: f32,
-    without_first: impl FnOnce() -> f32,
-    without_last: impl FnOnce() -> f32,
 ) -> bool {
     let (lw, cw) = (lines.words(la, kl), cues.words(ca, kc));
     let edges_belong = if kc > 1 {
@@ -186,7 +180,36 @@ fn members_belong(
     } else {
         return true;
     };
-    edges_belong && sim > without_first() && sim > without_last()
+    if !edges_belong {
+        return false;
+    }
+    let whole = order_free(lines, (la, kl), cues, (ca, kc));
+    let (without_first, without_last) = if kc > 1 {
+        (
+            order_free(lines, (la, kl), cues, (ca + 1, kc - 1)),
+            order_free(lines, (la, kl), cues, (ca, kc - 1)),
+        )
+    } else {
+        (
+            order_free(lines, (la + 1, kl - 1), cues, (ca, kc)),
+            order_free(lines, (la, kl - 1), cues, (ca, kc)),
+        )
+    };
+    whole > without_first && whole > without_last
+}
+
+/// How close a line group and a cue group are whatever their word order:
+/// `W_EMBED · cosine + (1 − W_EMBED) · word Dice`, with the groups'
+/// normalized embeddings.
+fn order_free(
+    lines: &Side,
+    (la, kl): (usize, usize),
+    cues: &Side,
+    (ca, kc): (usize, usize),
+) -> f32 {
+    let cos = dot(lines.embedding(la, kl), cues.embedding(ca, kc)).clamp(0.0, 1.0);
+    let dice = word_dice(lines.words(la, kl), cues.words(ca, kc));
+    W_EMBED * cos + (1.0 - W_EMBED) * dice
 }
 
 /// Full-matrix alignment of `lines[l0..l0+n]` to `cues[c0..c0+m]` (same scoring as [`banded_dp`]).
@@ -236,24 +259,6 @@ pub fn dp_in(
         moves.push((1, k));
         moves.push((k, 1));
     }
-    let nm = moves.len();
-    // The move that drops one edge member of move `m` (`(1, k)` → `(1, k − 1)`).
-    let sub: Vec<usize> = moves
-        .iter()
-        .map(|&(kl, kc)| {
-            let want = if kc > 1 {
-                (1, kc - 1)
-            } else {
-                (kl.saturating_sub(1), 1)
-            };
-            moves.iter().position(|&x| x == want).unwrap_or(0)
-        })
-        .collect();
-    // `raw[cell * nm + m]`: similarity of move `m` ending at the cell, with floor
-    // `min_sim` (NaN where the move does not fit). A 1:k or k:1 move's parts are
-    // the smaller moves ending at the same cell or at its left/upper
-    // neighbour, so `members_belong` reads them here instead of scoring again.
-    let mut raw = vec![f32::NAN; total * nm];
     // With an additive embedder a group's cosine is the sum of its items'
     // pairwise dot products (unnormalized vectors) over the groups' norms, so
     // each cell computes one vector dot product, of the line and cue it ends
@@ -311,43 +316,17 @@ pub fn dp_in(
             let mut mv = START;
             let mut best_sim = 0.0;
             // Match moves in a fixed order: 1:1, 1:2, 2:1, 1:3, 3:1, ...
-            for (m, &(kl, kc)) in moves.iter().enumerate() {
+            for &(kl, kc) in &moves {
                 if kl > i || kc > j {
                     continue;
                 }
                 let (la, ca) = (l0 + i - kl, c0 + j - kc);
                 let sim = sim_of(&pair_dots, la, kl, ca, kc);
-                raw[cell * nm + m] = sim;
                 let prev = get(&score, i - kl, j - kc);
                 if prev == f32::NEG_INFINITY || sim < params.min_sim {
                     continue;
                 }
-                let part = sub[m];
-                let (pl, pc) = moves[part];
-                let belongs = members_belong(
-                    lines,
-                    la,
-                    kl,
-                    cues,
-                    ca,
-                    kc,
-                    params.min_member,
-                    sim,
-                    // Without the first member: the smaller move ending here.
-                    || raw[cell * nm + part],
-                    // Without the last member: the smaller move ending one
-                    // cue (1:k) or one line (k:1) earlier.
-                    || {
-                        let (pi, pj) = if kc > 1 { (i, j - 1) } else { (i - 1, j) };
-                        if pj >= band.lo[pi] && pj <= band.hi[pi] {
-                            let v = raw[(offsets[pi] + pj - band.lo[pi]) * nm + part];
-                            if !v.is_nan() {
-                                return v;
-                            }
-                        }
-                        sim_of(&pair_dots, la, pl, ca, pc)
-                    },
-                );
+                let belongs = members_belong(lines, (la, kl), cues, (ca, kc), params.min_member);
                 if !belongs {
                     continue;
                 }
@@ -409,6 +388,75 @@ pub fn dp_in(
 mod tests {
     use super::*;
     use crate::align::similarity::{prepare, HashedNgramEmbedder, Vocabulary};
+
+    /// A test embedder whose cosines crowd near 1, as a sentence model's do
+    /// for texts that share most of their words: one large constant
+    /// dimension plus a bag of hashed words.
+    struct SaturatingEmbedder;
+
+    impl crate::embed::Embedder for SaturatingEmbedder {
+        fn name(&self) -> &str {
+            "saturating"
+        }
+        fn model_id(&self) -> &str {
+            "test-saturating"
+        }
+        fn dims(&self) -> usize {
+            65
+        }
+        fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, crate::embed::EmbedError> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v = vec![0f32; 65];
+                    v[64] = 6.0;
+                    for w in t.split_whitespace() {
+                        let h = w
+                            .bytes()
+                            .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+                        v[h as usize % 64] += 1.0;
+                    }
+                    crate::embed::l2_normalize(&mut v);
+                    v
+                })
+                .collect())
+        }
+    }
+
+    #[test]
+    fn a_split_line_whose_last_clause_the_film_says_first_is_one_group() {
+        let line = "I tied my ring to the strongest line they made -- strong enough to hold up \
+                    a bridge, they said, if just for a few minutes -- and I cast upriver.";
+        let cues = [
+            "They told, if only for a few minutes -- and I",
+            "cast upriver, I tied my ring to the strongest line they",
+            "made -- strong enough to hold up a bridge.",
+        ];
+        let mut v = Vocabulary::default();
+        let ls = prepare(&[line], 3, &mut v, &SaturatingEmbedder).unwrap();
+        let cs = prepare(&cues, 3, &mut v, &SaturatingEmbedder).unwrap();
+        // The hybrid score falls when the reordered first cue joins: its
+        // word-order term loses more than the saturated cosine gains. A
+        // gain check on it rejected the group and lost the line's first cue.
+        let hybrid = |ca: usize, kc: usize| {
+            hybrid_floor(
+                ls.words(0, 1),
+                ls.embedding(0, 1),
+                cs.words(ca, kc),
+                cs.embedding(ca, kc),
+                0.0,
+            )
+        };
+        assert!(
+            hybrid(0, 3) <= hybrid(1, 2),
+            "{} vs {}",
+            hybrid(0, 3),
+            hybrid(1, 2)
+        );
+        let pairs = naive_full_dp(&ls, &cs, &DpParams::default());
+        assert_eq!(pairs.len(), 1, "{pairs:?}");
+        assert_eq!((pairs[0].cue, pairs[0].cues), (0, 3), "{pairs:?}");
+    }
 
     fn sides(lines: &[&str], cues: &[&str]) -> (Side, Side) {
         let mut v = Vocabulary::default();

@@ -273,6 +273,8 @@ mod tests {
                 moved_lines: 0,
                 embedder: String::new(),
                 verdict: Verdict::Aligned,
+                unrelated: None,
+                lone_pairs: 0,
             },
         };
         let gold_line = |index: usize, cues: Vec<usize>| GoldLine {

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::media::subtitles::Subtitles;
 use crate::screenplay::{ElementKind, Screenplay};
 use dp::{Band, DpParams, Pair};
-use similarity::{EmbedError, Embedder, HashedNgramEmbedder, Side, Vocabulary};
+use similarity::{EmbedError, Embedder, HashedNgramEmbedder, Side, UnrelatedLevel, Vocabulary};
 
 /// Options of [`align`].
 #[derive(Debug, Clone, PartialEq)]
@@ -165,6 +165,15 @@ pub struct Summary {
     pub embedder: String,
     /// The verdict.
     pub verdict: Verdict,
+    /// Where this embedder put the film's unrelated line–cue pairs: the
+    /// calibration of the lone-gap pass (`None` when the film is too short
+    /// to measure, and then that pass does not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrelated: Option<UnrelatedLevel>,
+    /// Lines matched by the lone-gap pass (a reworded line alone between
+    /// matched neighbours; see [`Matching::lone_pairs`]).
+    #[serde(default)]
+    pub lone_pairs: usize,
 }
 
 impl Summary {
@@ -213,6 +222,12 @@ pub struct Matching {
     pub anchors: usize,
     /// Cells evaluated by the main pass.
     pub cells: usize,
+    /// The film's unrelated level with this embedder, when measurable.
+    pub unrelated: Option<UnrelatedLevel>,
+    /// Pairs among the main ones that the lone-gap pass added: a line alone
+    /// between two matched neighbours, facing a cue alone between theirs,
+    /// whose cosine says they are related though their words do not.
+    pub lone_pairs: usize,
 }
 
 /// Matches dialogue texts to cue texts (positions), without any screenplay or timing.
@@ -240,6 +255,8 @@ pub fn match_prepared(ls: &Side, cs: &Side, opts: &AlignOptions) -> Matching {
     };
     let cells = band.cells();
     let mut pairs = dp::banded_dp(ls, cs, &band, &opts.params);
+    let unrelated = similarity::unrelated_level(ls, cs);
+    let lone_pairs = unrelated.map_or(0, |level| pair_lone_gaps(ls, cs, &mut pairs, level));
     let main_pairs = pairs.len();
     place_moved(ls, cs, &mut pairs, opts);
     Matching {
@@ -247,7 +264,59 @@ pub fn match_prepared(ls: &Side, cs: &Side, opts: &AlignOptions) -> Matching {
         main_pairs,
         anchors: chain.len(),
         cells,
+        unrelated,
+        lone_pairs,
     }
+}
+
+/// How far from the film's unrelated level towards identity a lone pair's
+/// cosine must reach: a quarter of the way from the unrelated pairs' 99th
+/// percentile to 1 (about 0.49 with all-MiniLM-L6-v2, 0.56 with the hashed
+/// baseline). Ad-libs said where a line was cut tend to share its topic, so
+/// the 99th percentile of pairs half a film apart alone is too low a bar.
+pub const LONE_MARGIN: f32 = 0.25;
+
+/// The lone-gap pass: a line between two matched neighbours is matched to
+/// the cue between their cues when it is the only one left on both sides
+/// and the embedding says the two are related: their cosine is at least
+/// `high + LONE_MARGIN · (1 − high)`, `high` the 99th percentile of the
+/// film's unrelated pairs with this embedder ([`UnrelatedLevel::high`]).
+/// Short lines reworded with no word in common (`Okay.` → `Alright.`,
+/// `Dad?` → `Father?`) fall below the similarity floor, and only an
+/// embedder that reads meaning tells that they agree; the hashed baseline
+/// puts such pairs among unrelated ones. Returns the pairs added.
+fn pair_lone_gaps(ls: &Side, cs: &Side, pairs: &mut Vec<Pair>, level: UnrelatedLevel) -> usize {
+    let related = level.high + LONE_MARGIN * (1.0 - level.high);
+    let mut found = Vec::new();
+    for (k, w) in pairs.windows(2).enumerate() {
+        let (p, q) = (w[0], w[1]);
+        let (line, cue) = (p.line + p.lines, p.cue + p.cues);
+        if q.line != line + 1 || q.cue != cue + 1 {
+            continue;
+        }
+        if ls.word_count(line) == 0 || cs.word_count(cue) == 0 {
+            continue;
+        }
+        let (line_vec, cue_vec) = (ls.embedding(line, 1), cs.embedding(cue, 1));
+        if similarity::dot(line_vec, cue_vec) < related {
+            continue;
+        }
+        let sim = similarity::hybrid(ls.words(line, 1), line_vec, cs.words(cue, 1), cue_vec);
+        found.push((
+            k + 1,
+            Pair {
+                line,
+                lines: 1,
+                cue,
+                cues: 1,
+                sim,
+            },
+        ));
+    }
+    for &(at, pair) in found.iter().rev() {
+        pairs.insert(at, pair);
+    }
+    found.len()
 }
 
 /// Moved-scene pass: each run of ≥ `moved_min_lines` unmatched consecutive
@@ -386,6 +455,8 @@ pub fn align_with(
         moved_lines: alignments.iter().filter(|a| a.moved).count(),
         embedder: embedder.name().to_owned(),
         verdict,
+        unrelated: matching.unrelated,
+        lone_pairs: matching.lone_pairs,
     };
     if verdict == Verdict::Mismatch {
         for a in &mut alignments {
@@ -631,6 +702,110 @@ mod tests {
         assert_eq!(Summary::verdict(0.9, 0.5, 50, 100), Verdict::Partial);
         assert_eq!(Summary::verdict(0.2, 0.9, 50, 100), Verdict::Mismatch);
         assert_eq!(Summary::verdict(0.9, 0.9, 4, 100), Verdict::Mismatch);
+    }
+
+    /// A test embedder that reads a little meaning: bag of words over 256
+    /// hashed dimensions, where `alright` lies close to `okay`.
+    struct SynonymEmbedder;
+
+    impl Embedder for SynonymEmbedder {
+        fn name(&self) -> &str {
+            "synonyms"
+        }
+        fn model_id(&self) -> &str {
+            "test-synonyms"
+        }
+        fn dims(&self) -> usize {
+            256
+        }
+        fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v = vec![0f32; 256];
+                    let dim = |w: &str| {
+                        w.bytes().fold(2166136261u32, |h, b| {
+                            (h ^ u32::from(b)).wrapping_mul(16777619)
+                        }) as usize
+                            % 256
+                    };
+                    for w in t
+                        .split(|c: char| !c.is_alphanumeric())
+                        .filter(|w| !w.is_empty())
+                    {
+                        let w = w.to_lowercase();
+                        // A synonym: cosine 0.8 with its partner, as MiniLM
+                        // gives `okay` and `alright` (0.85).
+                        match w.as_str() {
+                            "alright" => {
+                                v[dim("okay")] += 0.8;
+                                v[dim("alright")] += 0.6;
+                            }
+                            other => v[dim(other)] += 1.0,
+                        }
+                    }
+                    crate::embed::l2_normalize(&mut v);
+                    v
+                })
+                .collect())
+        }
+    }
+
+    /// 50 lines of words no other line has, with one short line at 25 that
+    /// the cues carry as `middle_cue` (or drop, with `adlib` said instead).
+    fn film(middle_line: &str, middle_cue: &str) -> (Vec<String>, Vec<String>) {
+        let mut lines: Vec<String> = (0..50)
+            .map(|i| format!("w{i}a w{i}b w{i}c w{i}d w{i}e w{i}f"))
+            .collect();
+        let mut cues = lines.clone();
+        lines[25] = middle_line.to_owned();
+        cues[25] = middle_cue.to_owned();
+        (lines, cues)
+    }
+
+    fn matched(lines: &[String], cues: &[String], embedder: &dyn Embedder) -> Matching {
+        let l: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let c: Vec<&str> = cues.iter().map(String::as_str).collect();
+        match_texts(&l, &c, &AlignOptions::default(), embedder).unwrap()
+    }
+
+    #[test]
+    fn a_lone_line_reworded_without_a_common_word_is_matched_when_the_embedding_says_so() {
+        let (lines, cues) = film("Okay.", "Alright.");
+        let m = matched(&lines, &cues, &SynonymEmbedder);
+        assert_eq!(m.lone_pairs, 1);
+        let p = m
+            .pairs
+            .iter()
+            .find(|p| p.line == 25)
+            .expect("line 25 matched");
+        assert_eq!((p.cue, p.cues), (25, 1));
+        // The pairs stay in order.
+        assert!(m.pairs.windows(2).all(|w| w[0].line < w[1].line));
+        let level = m.unrelated.expect("50 lines are enough to measure");
+        assert!(level.high < 0.5, "{level:?}");
+        // The hashed baseline's cosine for the two words sits among unrelated pairs.
+        let m = matched(&lines, &cues, &HashedNgramEmbedder);
+        assert_eq!(m.lone_pairs, 0);
+        assert!(m.pairs.iter().all(|p| p.line != 25), "{:?}", m.pairs);
+    }
+
+    #[test]
+    fn a_cut_line_facing_an_unrelated_ad_lib_stays_unmatched() {
+        let (lines, cues) = film("What is this place?", "Mind the step, love.");
+        let m = matched(&lines, &cues, &SynonymEmbedder);
+        assert_eq!(m.lone_pairs, 0);
+        assert!(m.pairs.iter().all(|p| p.line != 25), "{:?}", m.pairs);
+    }
+
+    #[test]
+    fn a_short_film_has_no_calibration_and_no_lone_gap_pass() {
+        let lines = ["The tide is out.", "Okay.", "Nobody saw a thing."];
+        let cues = ["The tide is out.", "Alright.", "Nobody saw a thing."];
+        let m = match_texts(&lines, &cues, &AlignOptions::default(), &SynonymEmbedder).unwrap();
+        assert_eq!(m.unrelated, None);
+        assert_eq!(m.lone_pairs, 0);
+        assert!(m.pairs.iter().all(|p| p.line != 1), "{:?}", m.pairs);
     }
 
     #[test]

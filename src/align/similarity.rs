@@ -29,12 +29,25 @@ use crate::media::subtitles::normalize_for_matching;
 pub const W_EMBED: f32 = 0.5;
 /// Below this embedding cosine a pair is treated as unrelated (fuzzy part skipped).
 pub const PRUNE_COSINE: f32 = 0.3;
-/// The median embedding cosine of a film's unrelated line–cue pairs: line
-/// `i` against the cue half the film away from where it should be, for up
-/// to 600 lines spread evenly. It tells where an embedder puts texts that
-/// do not match (`bench align` prints it per embedder). `None` when the
-/// film is too short to measure (fewer than 40 items a side).
-pub fn unrelated_cosine(lines: &Side, cues: &Side) -> Option<f32> {
+/// Where an embedder puts a film's unrelated line–cue pairs: line `i`
+/// against the cue half the film away from where it should be, for up to
+/// 600 lines spread evenly. A sentence model and the hashed baseline put
+/// unrelated text at different cosines (about 0.12 and 0.18 at the median,
+/// and their tails differ more), so a cosine means "related" only against
+/// this level, measured per film and embedder.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct UnrelatedLevel {
+    /// Median cosine of the unrelated pairs.
+    pub median: f32,
+    /// 99th percentile: above it a pair's cosine says "related".
+    pub high: f32,
+    /// Pairs measured.
+    pub pairs: usize,
+}
+
+/// The [`UnrelatedLevel`] of a film; `None` when the film is too short to
+/// measure (fewer than 40 items a side).
+pub fn unrelated_level(lines: &Side, cues: &Side) -> Option<UnrelatedLevel> {
     const MIN_PAIRS: usize = 20;
     const MAX_PAIRS: usize = 600;
     let (n, m) = (lines.len(), cues.len());
@@ -55,7 +68,12 @@ pub fn unrelated_cosine(lines: &Side, cues: &Side) -> Option<f32> {
         return None;
     }
     cosines.sort_by(f32::total_cmp);
-    Some(cosines[cosines.len() / 2])
+    let at = |q: f32| cosines[((cosines.len() - 1) as f32 * q).round() as usize];
+    Some(UnrelatedLevel {
+        median: at(0.5),
+        high: at(0.99),
+        pairs: cosines.len(),
+    })
 }
 
 /// Scales `v` to unit length; returns the length it had.
@@ -452,14 +470,17 @@ mod tests {
         let mut vocab = Vocabulary::default();
         let a = prepare(&refs, 1, &mut vocab, &HashedNgramEmbedder).unwrap();
         let b = prepare(&refs, 1, &mut vocab, &HashedNgramEmbedder).unwrap();
-        let unrelated = unrelated_cosine(&a, &b).unwrap();
+        let level = unrelated_level(&a, &b).unwrap();
+        let unrelated = level.median;
         assert!(unrelated > 0.0 && unrelated < 0.6, "{unrelated}");
+        assert!(level.high >= level.median && level.high < 1.0, "{level:?}");
+        assert_eq!(level.pairs, 60);
         // Each line against itself is far above that level.
         let same = dot(a.embedding(7, 1), b.embedding(7, 1));
         assert!(same > unrelated + 0.3, "{same} vs {unrelated}");
         // Too short a film to measure.
         let short = prepare(&refs[..10], 1, &mut vocab, &HashedNgramEmbedder).unwrap();
-        assert_eq!(unrelated_cosine(&short, &short), None);
+        assert_eq!(unrelated_level(&short, &short), None);
     }
 
     #[test]

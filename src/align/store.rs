@@ -172,6 +172,14 @@ impl AlignmentStore for Store {
                     moved_lines: r.moved_lines,
                     embedder: r.embedder,
                     verdict,
+                    unrelated: r.unrelated.map(|(median, high, pairs)| {
+                        super::similarity::UnrelatedLevel {
+                            median,
+                            high,
+                            pairs,
+                        }
+                    }),
+                    lone_pairs: r.lone_pairs,
                 },
             },
             sources: rows.sources,
@@ -226,6 +234,8 @@ fn rows_of(rec: &AlignmentRecord) -> AlignmentRows {
             moved_lines: s.moved_lines,
             embedder: s.embedder.clone(),
             verdict: s.verdict.as_str().to_owned(),
+            unrelated: s.unrelated.map(|u| (u.median, u.high, u.pairs)),
+            lone_pairs: s.lone_pairs,
         },
         sources: rec.sources.clone(),
         elements: rec

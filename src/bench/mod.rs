@@ -404,7 +404,7 @@ fn hard_cases_per_embedder(
 ) -> anyhow::Result<String> {
     use moviegraph::align::eval::evaluate;
     use moviegraph::align::similarity::{
-        prepare, unrelated_cosine, Embedder, HashedNgramEmbedder, Vocabulary,
+        prepare, unrelated_level, Embedder, HashedNgramEmbedder, Vocabulary,
     };
     use moviegraph::align::synth::synth;
     use moviegraph::align::{align_with, AlignOptions};
@@ -487,7 +487,9 @@ fn hard_cases_per_embedder(
         let mut vocab = Vocabulary::default();
         let ls = prepare(&lines, 1, &mut vocab, *e)?;
         let cs = prepare(&cues, 1, &mut vocab, *e)?;
-        let level = unrelated_cosine(&ls, &cs).map_or("-".into(), |c| format!("{c:.3}"));
+        let level = unrelated_level(&ls, &cs).map_or("-".into(), |c| {
+            format!("{:.3} (99th percentile {:.3})", c.median, c.high)
+        });
         levels.push(format!("{} {level}", e.name()));
     }
     let _ = writeln!(

@@ -15,7 +15,7 @@ use moviegraph::store::Store;
 use super::emit;
 use moviegraph::workspace::cast::Cast;
 use moviegraph::workspace::run::{
-    run_films, Action, FilmOutcome, Pipeline, Progress, Stage, STAGES,
+    run_films, Action, AlignEmbedder, FilmOutcome, Pipeline, Progress, Stage, STAGES,
 };
 
 /// Options of `bench pipeline`.
@@ -245,6 +245,7 @@ pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<()> {
         bootstrap: a.bootstrap,
         until: Stage::Report,
         text_only: false,
+        embedder: AlignEmbedder::hashed(),
     };
     let sample_p = pipeline("sample");
     let corpus_p = pipeline("corpus");

@@ -224,6 +224,21 @@ pub fn summary(a: &Alignment) -> String {
         s.moved_lines,
         s.embedder
     );
+    match &s.unrelated {
+        Some(u) => {
+            let _ = writeln!(
+                out,
+                "calibration: unrelated line-cue cosine median {:.3}, 99th percentile {:.3} ({} pairs); lone-gap lines matched: {}",
+                u.median, u.high, u.pairs, s.lone_pairs
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "calibration: none (fewer than 40 lines or cues to measure unrelated pairs on); no lone-gap pass"
+            );
+        }
+    }
     let _ = writeln!(out, "blocks:");
     for b in &a.blocks {
         let _ = writeln!(

@@ -33,7 +33,10 @@ pub struct ModelFlags {
     /// Model for the judge role.
     #[arg(long, value_name = "MODEL")]
     judge: Option<String>,
-    /// Model for the embedder role.
+    /// Model for the embedder role. `run` also takes auto (all-MiniLM-L6-v2
+    /// when its files are installed, else the hashed baseline, said so; the
+    /// default unless the configuration's embedder role is a model), minilm or
+    /// hashed, as `align --embedder` does.
     #[arg(long, value_name = "MODEL")]
     embedder: Option<String>,
 }
@@ -98,6 +101,25 @@ impl ModelFlags {
     /// The `--judge` value, if given.
     pub fn judge(&self) -> Option<&str> {
         self.judge.as_deref()
+    }
+
+    /// The `--embedder` value, if given.
+    pub fn embedder(&self) -> Option<&str> {
+        self.embedder.as_deref()
+    }
+
+    /// The `--config` value, if given.
+    pub fn config_path(&self) -> Option<&std::path::Path> {
+        self.config.as_deref()
+    }
+
+    /// These flags without `--embedder`, for `run`, where it may name an
+    /// embedder other than a configured model (auto, minilm, hashed).
+    pub fn without_embedder(&self) -> ModelFlags {
+        ModelFlags {
+            embedder: None,
+            ..self.clone()
+        }
     }
 
     /// These flags without `--subject`, for commands where it may name something

@@ -8,9 +8,12 @@ use anyhow::bail;
 use clap::Args;
 use moviegraph::store::{self, Store};
 use moviegraph::workspace::cast::{open_llm, subjects, Cast};
+use moviegraph::workspace::embedder::choose_for_run;
 use moviegraph::workspace::film;
 use moviegraph::workspace::lock::WriterLock;
-use moviegraph::workspace::run::{render_film, run_films, FilmOutcome, Pipeline, Progress, Stage};
+use moviegraph::workspace::run::{
+    render_film, run_films, AlignEmbedder, FilmOutcome, Pipeline, Progress, Stage,
+};
 
 use super::models::ModelFlags;
 use super::{emit, Outcome};
@@ -35,6 +38,11 @@ use super::{emit, Outcome};
 /// shots: a keyframe manifest (`keyframes.csv` / `keyframes.json`), or a
 /// MovieNet layout in `FILM_DIR/keyframes/` or in `keyframes/<film>/` beside
 /// the folder's parent (as the bundled sample has).
+///
+/// The align stage embeds with all-MiniLM-L6-v2 when scripts/setup-models has
+/// installed it, else with the hashed character-n-gram baseline (said so), as
+/// `moviegraph align` does; `--embedder hashed` (or MOVIEGRAPH_EMBEDDER=hashed)
+/// pins the baseline, `--embedder MODEL` uses a configured embedding model.
 ///
 /// Writes OUT/graphs/<film>.json, OUT/trees/<film>.jsonl and
 /// OUT/reports/<film>/report.{html,json,csv}; everything else (alignment,
@@ -106,8 +114,9 @@ impl RunArgs {
     /// The settings of the run, with the model layer opened when a role needs it.
     fn pipeline(&self) -> anyhow::Result<Pipeline> {
         // `--subject` may name a baseline, which the configuration does not know.
-        let flags = self.models.without_subject();
+        let flags = self.models.without_subject().without_embedder();
         let config = flags.load()?;
+        let embedder = choose_for_run(self.models.embedder(), self.models.config_path(), &config)?;
         let subjects = subjects(self.models.subjects(), &config)?;
         let store = store::resolve_path(self.store.as_deref());
         let mut cast = Cast::from_config(&config)?;
@@ -125,6 +134,7 @@ impl RunArgs {
             bootstrap: self.bootstrap,
             until: self.until,
             text_only: self.text_only,
+            embedder: AlignEmbedder(embedder.into()),
         })
     }
 }

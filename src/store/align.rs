@@ -81,6 +81,12 @@ pub struct RunRow {
     pub embedder: String,
     /// The verdict's name.
     pub verdict: String,
+    /// Median, 99th percentile and count of the film's unrelated pairs'
+    /// cosines with that embedder (`None`: too short to measure, or aligned
+    /// before the calibration was recorded).
+    pub unrelated: Option<(f32, f32, usize)>,
+    /// Lines matched by the lone-gap pass.
+    pub lone_pairs: usize,
 }
 
 /// A screenplay element's row (`script_elements`), with its time when known.
@@ -337,8 +343,10 @@ fn write_alignment(tx: &Transaction, film: FilmId, rows: &AlignmentRows) -> rusq
     tx.execute(
         "INSERT INTO alignment_runs (film_id, dialogue_lines, cues, matched, coverage,
              mean_confidence, anchors, dp_cells, moved_lines, embedder, verdict,
-             script_path, script_sha256, subtitles_path, subtitles_sha256, shots_path, shots_sha256)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+             script_path, script_sha256, subtitles_path, subtitles_sha256, shots_path, shots_sha256,
+             unrelated_median, unrelated_high, unrelated_pairs, lone_pairs)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+             ?18, ?19, ?20, ?21)",
         params![
             film.0,
             to_i64(s.dialogue_lines),
@@ -357,6 +365,10 @@ fn write_alignment(tx: &Transaction, film: FilmId, rows: &AlignmentRows) -> rusq
             src.subtitles.sha256,
             src.shots.as_ref().map(|f| f.path.as_str()),
             src.shots.as_ref().map(|f| f.sha256.as_str()),
+            s.unrelated.map(|u| f64::from(u.0)),
+            s.unrelated.map(|u| f64::from(u.1)),
+            s.unrelated.map(|u| to_i64(u.2)),
+            to_i64(s.lone_pairs),
         ],
     )?;
     {
@@ -585,7 +597,8 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<SavedA
         .query_row(
             "SELECT dialogue_lines, cues, matched, coverage, mean_confidence, anchors, dp_cells,
                  moved_lines, embedder, verdict, script_path, script_sha256, subtitles_path,
-                 subtitles_sha256, shots_path, shots_sha256
+                 subtitles_sha256, shots_path, shots_sha256, unrelated_median, unrelated_high,
+                 unrelated_pairs, lone_pairs
              FROM alignment_runs WHERE film_id = ?1",
             [film.0],
             |row| {
@@ -600,6 +613,19 @@ fn read_alignment(store: &Store, film: FilmId) -> rusqlite::Result<Option<SavedA
                     moved_lines: get_usize(row, 7)?,
                     embedder: row.get(8)?,
                     verdict: row.get(9)?,
+                    unrelated: match (
+                        row.get::<_, Option<f64>>(16)?,
+                        row.get::<_, Option<f64>>(17)?,
+                        row.get::<_, Option<i64>>(18)?,
+                    ) {
+                        (Some(median), Some(high), Some(pairs)) => Some((
+                            median as f32,
+                            high as f32,
+                            usize::try_from(pairs).unwrap_or(0),
+                        )),
+                        _ => None,
+                    },
+                    lone_pairs: get_usize(row, 19)?,
                 };
                 let shots = match (row.get::<_, Option<String>>(14)?, row.get(15)?) {
                     (Some(path), Some(sha256)) => Some(InputFile { path, sha256 }),

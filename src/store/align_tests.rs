@@ -16,6 +16,8 @@ fn rows() -> AlignmentRows {
             moved_lines: 0,
             embedder: "hashed".into(),
             verdict: "aligned".into(),
+            unrelated: Some((0.12, 0.31, 600)),
+            lone_pairs: 2,
         },
         sources: AlignmentSources {
             script: file("script.fountain"),

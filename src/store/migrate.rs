@@ -41,6 +41,11 @@ pub const MIGRATIONS: &[Migration] = &[
     migration(7, "eval", include_str!("migrations/0007_eval.sql")),
     migration(8, "run", include_str!("migrations/0008_run.sql")),
     migration(9, "walk", include_str!("migrations/0009_walk.sql")),
+    migration(
+        10,
+        "alignment_calibration",
+        include_str!("migrations/0010_alignment_calibration.sql"),
+    ),
 ];
 
 /// One line per migration keeps the list easy to extend.

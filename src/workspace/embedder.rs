@@ -2,7 +2,7 @@
 //! installed, the hashed character-n-gram baseline otherwise, or a configured
 //! `/v1/embeddings` model — chosen the same way for every command.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
@@ -10,6 +10,11 @@ use crate::embed::model_dir::{resolve_minilm, MINILM_DIR_ENV};
 use crate::embed::{Embedder, HashedNgramEmbedder, MiniLmEmbedder, RemoteEmbedder, SETUP_COMMAND};
 
 use super::{Context, Result};
+
+/// Environment variable naming the embedder of `align` and `run` when
+/// `--embedder` is not given (auto, minilm, hashed; `run` also takes a
+/// configured model).
+pub const EMBEDDER_ENV: &str = "MOVIEGRAPH_EMBEDDER";
 
 /// Which embedder to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -30,7 +35,7 @@ pub enum EmbedderChoice {
 #[derive(Debug, Clone, clap::Args)]
 pub struct EmbedderSpec {
     /// The sentence embedder for the semantic part of the similarity.
-    #[arg(long, value_enum, default_value_t = EmbedderChoice::Auto)]
+    #[arg(long, value_enum, env = EMBEDDER_ENV, default_value_t = EmbedderChoice::Auto)]
     pub embedder: EmbedderChoice,
     /// The all-MiniLM-L6-v2 folder (config.json, tokenizer.json,
     /// model.safetensors); else MOVIEGRAPH_MINILM_DIR, then
@@ -49,7 +54,7 @@ pub struct EmbedderSpec {
 
 /// The configured embedding model as an [`Embedder`]. A model on the `rules`
 /// backend has no vectors to give, so it maps to the hashed baseline (said on stderr).
-fn load_remote(args: &EmbedderSpec) -> Result<Box<dyn Embedder>> {
+fn load_remote(args: &EmbedderSpec) -> Result<Box<dyn Embedder + Send + Sync>> {
     use crate::llm::{BackendKind, Config, Llm, LlmOptions, Role, RoleOverrides};
     use crate::store::Store;
     use std::sync::{Arc, Mutex};
@@ -115,7 +120,7 @@ pub fn load_minilm(args: &EmbedderSpec) -> Result<MiniLmEmbedder> {
 /// only when the model folder is absent or holds none of the files; a folder
 /// with some files that do not load is an error (a broken install should
 /// not pass silently).
-pub fn choose(args: &EmbedderSpec) -> Result<Box<dyn Embedder>> {
+pub fn choose(args: &EmbedderSpec) -> Result<Box<dyn Embedder + Send + Sync>> {
     match args.embedder {
         EmbedderChoice::Hashed => Ok(Box::new(HashedNgramEmbedder)),
         EmbedderChoice::Minilm => Ok(Box::new(load_minilm(args)?)),
@@ -138,4 +143,46 @@ pub fn choose(args: &EmbedderSpec) -> Result<Box<dyn Embedder>> {
             }
         }
     }
+}
+
+/// The embedder of `run`'s align stage, chosen as `align` chooses. `flag` is
+/// `--embedder`: auto, minilm, hashed, or a model of the configuration; else
+/// [`EMBEDDER_ENV`] when set. Without either: the configuration's embedder
+/// role when that is a model off the `rules` backend, else auto
+/// (all-MiniLM-L6-v2 when installed, else the hashed baseline, with a note).
+pub fn choose_for_run(
+    flag: Option<&str>,
+    config_path: Option<&Path>,
+    config: &crate::llm::Config,
+) -> Result<Box<dyn Embedder + Send + Sync>> {
+    use crate::llm::{BackendKind, Role};
+    let spec = |embedder, embedding_model: Option<&str>| EmbedderSpec {
+        embedder,
+        model_dir: None,
+        config: config_path.map(Path::to_path_buf),
+        embedding_model: embedding_model.map(str::to_owned),
+    };
+    let named = |choice: &str| {
+        EmbedderChoice::from_str(choice, true)
+            .ok()
+            .filter(|c| *c != EmbedderChoice::Model)
+    };
+    let from_env = std::env::var(EMBEDDER_ENV).ok().filter(|v| !v.is_empty());
+    let chosen = match flag.or(from_env.as_deref()) {
+        Some(value) => match named(value) {
+            Some(choice) => spec(choice, None),
+            None => spec(EmbedderChoice::Model, Some(value)),
+        },
+        None => {
+            let role = config.role(Role::Embedder).first();
+            let backend = role
+                .and_then(|name| config.models.get(name))
+                .map(|m| m.backend);
+            match backend {
+                Some(b) if b != BackendKind::Rules => spec(EmbedderChoice::Model, None),
+                _ => spec(EmbedderChoice::Auto, None),
+            }
+        }
+    };
+    choose(&chosen)
 }

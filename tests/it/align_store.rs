@@ -4,7 +4,7 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use moviegraph::align::store::AlignmentStore;
 use moviegraph::store::Store;
@@ -13,7 +13,7 @@ const SCRIPT: &str = "screenplays/the-second-key/script.fountain";
 const SUBS: &str = "screenplays/the-second-key/subtitles.srt";
 
 fn moviegraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    crate::common::moviegraph_offline()
         .args(args)
         .current_dir(common::root())
         .env_remove("MOVIEGRAPH_STORE")

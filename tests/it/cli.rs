@@ -5,10 +5,10 @@ use crate::common;
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn moviegraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    crate::common::moviegraph_offline()
         .args(args)
         .current_dir(common::root())
         .output()
@@ -190,7 +190,7 @@ fn against_below_the_bar_exits_one() {
 
 #[test]
 fn broken_pipe_ends_quietly() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    let mut child = crate::common::moviegraph_offline()
         .args(["parse", &format!("{SAMPLE}/script.fountain"), "--json"])
         .current_dir(common::root())
         .stdout(Stdio::piped())

@@ -179,6 +179,7 @@ fn moviegraph(args: &[&str]) -> std::process::Output {
         .args(args)
         .current_dir(root())
         .env_remove("MOVIEGRAPH_STORE")
+        .env_remove("MOVIEGRAPH_EMBEDDER")
         .output()
         .unwrap()
 }
@@ -257,4 +258,52 @@ fn hashed_json_summary_names_the_embedder() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["summary"]["embedder"], "hashed-char-ngram-512");
+}
+
+/// `run` with the embedder it was given or found, named in its summary.
+fn run_sample(embedder: Option<&str>, minilm_dir: &std::path::Path) -> std::process::Output {
+    let ws = tempfile::tempdir().unwrap();
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"));
+    c.args([
+        "run",
+        "screenplays/the-second-key",
+        "--until",
+        "align",
+        "--store",
+    ])
+    .arg(ws.path().join("w.db"))
+    .arg("--out")
+    .arg(ws.path())
+    .current_dir(root())
+    .env_remove("MOVIEGRAPH_STORE")
+    .env_remove("MOVIEGRAPH_EMBEDDER")
+    .env("MOVIEGRAPH_MINILM_DIR", minilm_dir);
+    if let Some(e) = embedder {
+        c.args(["--embedder", e]);
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn run_chooses_the_embedder_as_align_does() {
+    let empty = tempfile::tempdir().unwrap();
+    // auto without the model files: the hashed baseline, with a note, said so.
+    let out = run_sample(None, empty.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("all-MiniLM-L6-v2 files not found"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("embedder hashed-char-ngram-512, the offline baseline"),
+        "{text}"
+    );
+    // Asked for MiniLM without its files: an error naming the setup script.
+    let out = run_sample(Some("minilm"), empty.path());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("setup-models"), "{err}");
 }

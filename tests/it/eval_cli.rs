@@ -3,13 +3,13 @@
 //! are not configured (model subjects: tests/eval_model.rs).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use moviegraph::eval::synth::synthetic_trees;
 use moviegraph::trees::jsonl::save_trees;
 
 fn moviegraph(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    crate::common::moviegraph_offline()
         .args(args)
         .current_dir(dir)
         .env_remove("MOVIEGRAPH_STORE")

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -614,7 +614,7 @@ fn a_model_subject_and_judge_give_the_hand_computed_metrics() {
 }
 
 fn moviegraph(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    crate::common::moviegraph_offline()
         .args(args)
         .current_dir(dir)
         .env_remove("MOVIEGRAPH_STORE")
@@ -727,7 +727,7 @@ fn a_killed_model_run_resumes_to_the_same_report_without_asking_twice() {
     let server = hashing_server(Arc::clone(&log));
     let dir = workspace(&server);
     server.hold_after(Some(20));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    let mut child = crate::common::moviegraph_offline()
         .args(RUN)
         .current_dir(dir.path())
         .env_remove("MOVIEGRAPH_STORE")

@@ -8,7 +8,6 @@
 //! review the diff like code.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::common;
 
@@ -37,7 +36,7 @@ fn fixture_films() -> Vec<PathBuf> {
 }
 
 fn moviegraph(cwd: &Path, args: &[&str]) {
-    let o = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    let o = crate::common::moviegraph_offline()
         .args(args)
         .current_dir(cwd)
         .env_remove("MOVIEGRAPH_STORE")

@@ -304,7 +304,7 @@ fn every_accepted_quote_is_in_the_script_at_its_offsets() {
 }
 
 fn bin(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    crate::common::moviegraph_offline()
         .args(args)
         .current_dir(cwd)
         .env_remove("MOVIEGRAPH_STORE")
@@ -360,7 +360,7 @@ fn the_cli_builds_resumes_reviews_and_exports_identical_files() {
         "{stats}"
     );
     // Decide the first escalated candidate from stdin.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    let mut child = crate::common::moviegraph_offline()
         .args(["graph", "review", film, "--store", "ws.db"])
         .current_dir(cwd)
         .stdin(std::process::Stdio::piped())

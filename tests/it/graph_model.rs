@@ -6,7 +6,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use crate::common::llm::{client, config_with, LoopbackServer, Reply, Request, ServerOptions};
@@ -369,7 +368,7 @@ fn write_config(dir: &Path, url: &str) -> PathBuf {
 }
 
 fn cli(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    let out = crate::common::moviegraph_offline()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .output()

@@ -5,14 +5,14 @@
 //! aligned from other inputs and a store from a newer moviegraph are refused.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use moviegraph::eval::synth::synthetic_trees;
 use moviegraph::store::{CacheEntry, CallRecord, Store};
 use moviegraph::trees::jsonl::save_trees;
 
 fn moviegraph(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    crate::common::moviegraph_offline()
         .args(args)
         .current_dir(dir)
         .env_remove("MOVIEGRAPH_STORE")

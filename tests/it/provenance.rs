@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use moviegraph::trees::jsonl::{read_provenance, read_tree_file, read_trees, save_trees};
 use moviegraph::trees::provenance::{Origin, Provenance};
@@ -17,7 +17,7 @@ use crate::common;
 const SAMPLE: &str = "screenplays/the-second-key";
 
 fn moviegraph(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+    crate::common::moviegraph_offline()
         .args(args)
         .current_dir(cwd)
         .env_remove("MOVIEGRAPH_STORE")

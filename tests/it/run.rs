@@ -48,7 +48,7 @@ fn workspace() -> tempfile::TempDir {
 }
 
 fn command(cwd: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_moviegraph"));
+    let mut c = crate::common::moviegraph_offline();
     c.args(args)
         .current_dir(cwd)
         .env_remove("MOVIEGRAPH_STORE")

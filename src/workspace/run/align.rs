@@ -60,8 +60,11 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
     inputs.insert(
         "settings".to_owned(),
         format!(
-            "{:?}; embedder hashed; 5 keyframes per block, 3000 ms",
-            AlignOptions::default()
+            "{:?}; embedder {}; lone gaps from {} of the way past the unrelated 99th percentile; \
+             group members by order-free similarity; 5 keyframes per block, 3000 ms",
+            AlignOptions::default(),
+            film.p.embedder.0.model_id(),
+            crate::align::LONE_MARGIN
         ),
     );
     let (fp, mut plan) = film.plan(Stage::Align, &inputs, &[])?;
@@ -83,20 +86,23 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
     }
     match plan {
         Plan::Skip => {
-            let verdict = summary.as_ref().map_or("", |s| s.verdict.as_str());
+            let (verdict, embedder) = summary
+                .as_ref()
+                .map_or(("", ""), |s| (s.verdict.as_str(), s.embedder.as_str()));
             film.skipped(
                 Stage::Align,
                 fp,
                 format!(
-                    "the stored alignment, verdict {verdict} (embedder hashed-char-ngram, the offline baseline)"
+                    "the stored alignment, verdict {verdict} (embedder {})",
+                    embedder_words(embedder)
                 ),
                 t,
             )
         }
         Plan::Run { why, .. } => {
             film.begin(Stage::Align, &fp, &inputs)?;
-            film.bar
-                .stage(Stage::Align, "hashed embedder, baseline", 1, 0.0);
+            let label = format!("embedder {}", embedder_words(film.p.embedder.0.name()));
+            film.bar.stage(Stage::Align, &label, 1, 0.0);
             // Parsed already when the parse stage ran; else (parse was current) now.
             let primary = match play.take() {
                 Some(p) => p,
@@ -105,10 +111,13 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
             };
             let inputs = AlignInputs::with_play(primary, &script_path, &subs_path, shots)
                 .with_context(|| format!("stage align, film {}", film.slug))?;
+            // Vectors are cached in the store: a rerun after a change elsewhere
+            // embeds nothing again.
+            let cached = crate::embed::CachedEmbedder::new(film.p.embedder.0.as_ref(), &film.store);
             let aligned = align_film(
                 inputs,
                 &AlignOptions::default(),
-                &crate::embed::HashedNgramEmbedder,
+                &cached,
                 Some((&film.store, &film.slug)),
             )?;
             let (alignment, elapsed, shots) =
@@ -118,7 +127,7 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
             let mut detail = String::new();
             let _ = writeln!(
                 detail,
-                "stage align: {} ({} of {} dialogue lines matched to {} cues, coverage {:.1} %, mean confidence {:.3}, {:.1} ms; embedder {}, the offline baseline)",
+                "stage align: {} ({} of {} dialogue lines matched to {} cues, coverage {:.1} %, mean confidence {:.3}, {:.1} ms; embedder {})",
                 s.verdict.as_str(),
                 s.matched,
                 s.dialogue_lines,
@@ -126,7 +135,7 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
                 s.coverage * 100.0,
                 s.mean_confidence,
                 elapsed.as_secs_f64() * 1e3,
-                s.embedder
+                embedder_words(&s.embedder)
             );
             let timed = alignment
                 .blocks
@@ -182,4 +191,13 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
         return Ok(());
     }
     report_stage(film)
+}
+
+/// An embedder's name, and "the offline baseline" when it is the hashed one.
+fn embedder_words(name: &str) -> String {
+    if name == crate::embed::HashedNgramEmbedder.name() {
+        format!("{name}, the offline baseline")
+    } else {
+        name.to_owned()
+    }
 }

@@ -21,6 +21,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::align::store::AlignmentStore;
 use crate::align::AlignOptions;
+use crate::embed::{Embedder, HashedNgramEmbedder};
 use crate::eval::metrics::{BootstrapSettings, RunMetrics};
 use crate::eval::protocol::{run_stored_with, Display, RunEvent, RunOptions};
 use crate::eval::score::NO_JUDGE_LABEL;
@@ -127,6 +128,26 @@ pub struct Pipeline {
     /// Script-only trees (`--text-only`): scenes the film does not contain
     /// give contexts too, and a mismatched alignment does not stop the film.
     pub text_only: bool,
+    /// The sentence embedder of the align stage.
+    pub embedder: AlignEmbedder,
+}
+
+/// The sentence embedder of the align stage, shared by the films' threads
+/// (chosen as `moviegraph align` chooses it: see `workspace::embedder::choose`).
+#[derive(Clone)]
+pub struct AlignEmbedder(pub Arc<dyn Embedder + Send + Sync>);
+
+impl AlignEmbedder {
+    /// The offline hashed character-n-gram baseline.
+    pub fn hashed() -> AlignEmbedder {
+        AlignEmbedder(Arc::new(HashedNgramEmbedder))
+    }
+}
+
+impl std::fmt::Debug for AlignEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.model_id())
+    }
 }
 
 /// What a stage did this time.

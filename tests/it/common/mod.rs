@@ -22,6 +22,16 @@ pub fn conformance(sub: &str) -> Option<PathBuf> {
     }
 }
 
+/// The moviegraph binary with the offline hashed embedder pinned
+/// (`MOVIEGRAPH_EMBEDDER=hashed`): `run` and `align` otherwise take
+/// all-MiniLM-L6-v2 when it is installed, and a test's alignment, outputs
+/// and time must not depend on that (the embedder tests choose their own).
+pub fn moviegraph_offline() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_moviegraph"));
+    c.env("MOVIEGRAPH_EMBEDDER", "hashed");
+    c
+}
+
 /// The project root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
