@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Screenshots of both walkers on the sample film's trees, for the README.
+"""Screenshots of both walkers and of the report on the sample film, for the README.
 
 Runs from the repository root after `cargo build --release`:
   python3 tools/walk_screenshots.py [--bin target/release/moviegraph]
 Writes docs/walk-web.png (the web walker's test page), docs/walk-web-explore.png
 (explore mode) and docs/walk-tui.png (the terminal walker in tmux, its pane captured
 with `capture-pane -e -p`, turned into HTML here and screenshotted by chromium).
+docs/report-wide.png and docs/report-narrow.png are the HTML report of `moviegraph run`
+on the sample film (offline defaults, hashed embedder) at 1280 and 420 pixels wide.
 The test run goes to a temporary store, so nothing in the workspace changes.
 """
 import argparse
@@ -141,6 +143,17 @@ def tui(binary, store):
         chromium("file://" + path, "docs/walk-tui.png", "1040,880")
 
 
+def report(binary, tmp):
+    out = os.path.join(tmp, "out")
+    subprocess.run(
+        [binary, "run", "screenplays/the-second-key", "--store", os.path.join(tmp, "report.db"),
+         "--out", out, "--embedder", "hashed", "-q"],
+        check=True, stdout=subprocess.DEVNULL, timeout=300)
+    page = "file://" + os.path.join(out, "reports", "the-second-key", "report.html")
+    chromium(page, "docs/report-wide.png", "1280,2300")
+    chromium(page, "docs/report-narrow.png", "420,2000")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default="target/release/moviegraph")
@@ -148,6 +161,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         web(binary, os.path.join(tmp, "web.db"))
         tui(binary, os.path.join(tmp, "tui.db"))
+        report(binary, tmp)
 
 
 if __name__ == "__main__":

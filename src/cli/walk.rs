@@ -8,6 +8,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use moviegraph::store;
 use moviegraph::trees::schema::Tree;
+use moviegraph::walk::explore::GraphLabels;
 use moviegraph::walk::preview::PreviewStyle;
 use moviegraph::walk::session::{check_annotator, human_run_id};
 use moviegraph::walk::{tui, web};
@@ -88,6 +89,9 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
     };
     check_annotator(&annotator)?;
     let trees = load(&args.trees)?;
+    // Explore mode (which the terminal walker opens after a finished test)
+    // names what each question rests on, from the films' graphs.
+    let graph = GraphLabels::beside(&args.trees, &trees);
     let store_path = store::resolve_path(args.store.as_deref());
     let source = args
         .trees
@@ -123,6 +127,7 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
                     source,
                     annotator: args.annotator.clone(),
                     explore: args.explore,
+                    graph,
                 },
             )
             .await
@@ -141,6 +146,7 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
             store_path: store_path.clone(),
             source,
             explore: args.explore,
+            graph,
             preview: match args.preview {
                 PreviewArg::Auto => PreviewStyle::detect(),
                 PreviewArg::Blocks => PreviewStyle::Blocks,

@@ -6,12 +6,15 @@
 //! escaped; the page is a pure function of the metrics, so the same runs give the same
 //! bytes.
 
+use super::metrics::SMALL_GROUP;
+use super::tables::{header_html, paper_tables, tables_html, Header};
 use std::fmt::Write as _;
-
-use plotters::prelude::*;
 
 use super::metrics::{Estimate, RunMetrics};
 use super::report::flat_rows;
+
+mod charts;
+use charts::{bars, format_references, lines, Series};
 
 /// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]
@@ -23,23 +26,19 @@ pub struct HtmlError {
     pub message: String,
 }
 
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-];
-
 const CSS: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:1000px}\
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em}\
 table{border-collapse:collapse;font-size:.85em}\
 td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}\
 td.num{text-align:right;font-variant-numeric:tabular-nums}\
-p.note{color:#555;font-size:.9em}";
+p.note{color:#555;font-size:.9em}\
+div.scroll{overflow-x:auto;max-width:100%}\
+table.paper span.ci,table.paper span.metric{color:#666;font-size:.8em;white-space:nowrap}\
+table.paper td.small{background:#f4f4f4;color:#777}\
+p.baseline{background:#fff4d6;border-left:4px solid #d9a400;padding:.5em .8em}\
+svg{max-width:100%;height:auto}\
+p.legend span{margin-right:1em;white-space:nowrap;font-size:.85em}\
+@media(max-width:700px){body{margin:.6em}table{display:block;overflow-x:auto}}";
 
 /// Escapes text for HTML element content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -55,19 +54,6 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-/// One value per category per run, for a chart.
-struct Series {
-    run: String,
-    values: Vec<Option<Estimate>>,
-}
-
-fn chart_error(chart: &str) -> impl Fn(String) -> HtmlError + '_ {
-    move |message| HtmlError {
-        chart: chart.to_string(),
-        message,
-    }
 }
 
 /// Keys of `section` over all runs, numbers numerically, in first-seen order otherwise.
@@ -86,178 +72,42 @@ fn keys(runs: &[RunMetrics], section: &str) -> Vec<String> {
     keys
 }
 
+/// Each run's first figure per key; small groups (fewer than
+/// [`SMALL_GROUP`] answers) are left out, so one answer is never the
+/// tallest bar.
 fn series(runs: &[RunMetrics], section: &str, keys: &[String]) -> Vec<Series> {
     runs.iter()
         .map(|run| Series {
             run: run.run.clone(),
             values: keys
                 .iter()
-                .map(|k| run.figure(section, k).map(|f| f.first))
+                .map(|k| {
+                    run.figure(section, k)
+                        .filter(|f| f.n >= SMALL_GROUP)
+                        .map(|f| f.first)
+                })
                 .collect(),
         })
         .collect()
 }
 
-/// Grouped bars with their 95% intervals, one group per category, one bar per run.
-fn bars(
-    title: &str,
-    y_desc: &str,
-    categories: &[String],
-    series: &[Series],
-    y_max: f64,
-) -> Result<String, HtmlError> {
-    let err = chart_error(title);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (900, 380)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let n = categories.len().max(1);
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(56)
-            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..y_max)
-            .map_err(|e| err(e.to_string()))?;
-        let label = |x: &f64| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                categories.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        };
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&label)
-            .y_desc(y_desc)
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
-        let width = 0.8 / series.len().max(1) as f64;
-        for (r, s) in series.iter().enumerate() {
-            let color = PALETTE[r % PALETTE.len()];
-            let left = |i: usize| i as f64 - 0.4 + r as f64 * width;
-            chart
-                .draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
-                    v.map(|e| {
-                        Rectangle::new(
-                            [(left(i), 0.0), (left(i) + width * 0.9, e.mean.min(y_max))],
-                            color.filled(),
-                        )
-                    })
-                }))
-                .map_err(|e| err(e.to_string()))?
-                .label(s.run.as_str())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
-                });
-            chart
-                .draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
-                    v.map(|e| {
-                        let x = left(i) + width * 0.45;
-                        PathElement::new(
-                            vec![(x, e.lo.min(y_max)), (x, e.hi.min(y_max))],
-                            BLACK.stroke_width(1),
-                        )
-                    })
-                }))
-                .map_err(|e| err(e.to_string()))?;
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
-        root.present().map_err(|e| err(e.to_string()))?;
-    }
-    Ok(inline(svg))
-}
-
-/// One line per run over numeric categories (depths), points where a run has a value,
-/// with its 95% interval as a shaded band.
-fn lines(title: &str, categories: &[String], series: &[Series]) -> Result<String, HtmlError> {
-    let err = chart_error(title);
-    let xs: Vec<f64> = categories
+/// ` — film, film` for the page's heading (the first three films, then a count).
+fn title_films(runs: &[RunMetrics]) -> String {
+    let mut films: Vec<&str> = runs
         .iter()
-        .map(|k| k.parse::<f64>().unwrap_or(0.0))
+        .flat_map(|m| m.films.iter().map(String::as_str))
         .collect();
-    let (lo, hi) = xs
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-    let (lo, hi) = if xs.is_empty() { (1.0, 2.0) } else { (lo, hi) };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (900, 380)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(56)
-            .build_cartesian_2d((lo - 0.5)..(hi + 0.5), 0f64..1.05f64)
-            .map_err(|e| err(e.to_string()))?;
-        chart
-            .configure_mesh()
-            .x_labels(((hi - lo) as usize + 1).max(2))
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .x_desc("depth")
-            .y_desc("accuracy")
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
-        for (r, s) in series.iter().enumerate() {
-            let color = PALETTE[r % PALETTE.len()];
-            let points: Vec<(f64, Estimate)> = xs
-                .iter()
-                .zip(&s.values)
-                .filter_map(|(&x, v)| v.map(|e| (x, e)))
-                .collect();
-            let mut band: Vec<(f64, f64)> = points.iter().map(|(x, e)| (*x, e.hi)).collect();
-            band.extend(points.iter().rev().map(|(x, e)| (*x, e.lo)));
-            if band.len() >= 3 {
-                chart
-                    .draw_series(std::iter::once(Polygon::new(
-                        band,
-                        color.mix(0.15).filled(),
-                    )))
-                    .map_err(|e| err(e.to_string()))?;
-            }
-            chart
-                .draw_series(LineSeries::new(
-                    points.iter().map(|(x, e)| (*x, e.mean)),
-                    color.stroke_width(2),
-                ))
-                .map_err(|e| err(e.to_string()))?
-                .label(s.run.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(
-                    points
-                        .iter()
-                        .map(|(x, e)| Circle::new((*x, e.mean), 4, color.filled())),
-                )
-                .map_err(|e| err(e.to_string()))?;
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
-        root.present().map_err(|e| err(e.to_string()))?;
+    films.sort_unstable();
+    films.dedup();
+    match films.len() {
+        0 => String::new(),
+        1..=3 => format!(" — {}", escape(&films.join(", "))),
+        n => format!(
+            " — {} and {} more films",
+            escape(&films[..3].join(", ")),
+            n - 3
+        ),
     }
-    Ok(inline(svg))
-}
-
-/// The SVG as an inline element of the page: HTML needs no namespace declaration, and
-/// dropping it leaves the page without any URL.
-fn inline(svg: String) -> String {
-    svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
-        .replace(" xmlns:xlink=\"http://www.w3.org/1999/xlink\"", "")
 }
 
 /// The HTML report of `runs`.
@@ -267,8 +117,10 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>moviegraph evaluation report</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
-         <h1>moviegraph evaluation report</h1>\n"
+         <h1>moviegraph evaluation report{}</h1>\n",
+        title_films(runs)
     );
+    out.push_str(&header_html(&Header::of(runs)));
     out.push_str(
         "<table>\n<tr><th>run</th><th>subject</th><th>open answers</th><th>keyframes</th>\
          <th>films</th><th>trees</th><th>answers</th><th>unparseable</th><th>resamples</th></tr>\n",
@@ -292,7 +144,9 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
     }
     out.push_str("</table>\n");
     provenance(&mut out, runs);
-    out.push_str("<p class=\"note\">Bars and bands show 95% cluster-bootstrap intervals over trees (docs/evaluation.md).</p>\n");
+    out.push_str("<h2>Results in the reference paper's layout</h2>\n");
+    out.push_str(&tables_html(&paper_tables(runs)));
+    out.push_str("<p class=\"note\">Bars and bands show 95% cluster-bootstrap intervals over trees (docs/evaluation.md). Groups with fewer than 10 answers are left out of the charts; the tables above and the full table below show them.</p>\n");
 
     let depth = keys(runs, "depth");
     section(
@@ -304,6 +158,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
             &depth,
             &series(runs, "depth", &depth),
             1.05,
+            &[],
         )?,
     );
     let formats = keys(runs, "format");
@@ -316,6 +171,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
             &formats,
             &series(runs, "format", &formats),
             1.05,
+            &format_references(runs, &formats),
         )?,
     );
     let ccf = keys(runs, "ccf");
@@ -338,6 +194,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
             &crs,
             &series(runs, "tree", &crs),
             1.05,
+            &[],
         )?,
     );
     let levels = keys(runs, "group_level");
@@ -351,6 +208,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
                 &levels,
                 &series(runs, "group_level", &levels),
                 1.05,
+                &[],
             )?,
         );
     }
@@ -386,6 +244,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
                 &positions,
                 &shares,
                 1.05,
+                &[],
             )?,
         );
     }
@@ -399,6 +258,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
             &reasons,
             &shares,
             1.05,
+            &[],
         )?,
     );
 

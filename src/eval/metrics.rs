@@ -57,7 +57,8 @@ pub struct Estimate {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Figure {
     /// What the rows of this section group by (`all`, `phase`, `format`, `type`, `depth`,
-    /// `category`, `film`, `group_level`, `ccf`, `tree`).
+    /// `top_category` (level 1), `category` (level 1 / level 2), `film`, `group_level`,
+    /// `transition`, `ccf`, `tree`).
     pub section: &'static str,
     /// The group (`single`, `2`, `Theory of Mind / Belief Tracking`, `RDS`, …).
     pub key: String,
@@ -140,12 +141,13 @@ pub struct RunMetrics {
     pub distractors: Vec<(String, usize)>,
 }
 
-const SECTIONS: [&str; 11] = [
+const SECTIONS: [&str; 12] = [
     "all",
     "phase",
     "format",
     "type",
     "depth",
+    "top_category",
     "category",
     "film",
     "group_level",
@@ -177,6 +179,7 @@ enum CellKey<'a> {
     Format(Format),
     Type(QuestionType),
     Depth(u32),
+    TopCategory(&'a str),
     Category(&'a str, &'a str),
     Film(&'a str),
     Group(u8),
@@ -194,6 +197,7 @@ impl CellKey<'_> {
             CellKey::Format(f) => ("format", f.as_str().into()),
             CellKey::Type(t) => ("type", t.as_str().into()),
             CellKey::Depth(d) => ("depth", d.to_string()),
+            CellKey::TopCategory(l1) => ("top_category", l1.to_string()),
             CellKey::Category(l1, l2) => ("category", format!("{l1} / {l2}")),
             CellKey::Film(f) => ("film", f.to_string()),
             CellKey::Group(g) => ("group_level", format!("L{g}")),
@@ -324,6 +328,7 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
             add(cell(CellKey::Format(node.format)), c, s);
             add(cell(CellKey::Type(node.question_type)), c, s);
             add(cell(CellKey::Depth(node.depth)), c, s);
+            add(cell(CellKey::TopCategory(&node.category.level1)), c, s);
             add(
                 cell(CellKey::Category(
                     &node.category.level1,
@@ -420,11 +425,13 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
         t.2 += c.second;
     }
     // Group-level cells by level, for the individual-vs-group transition gap.
+    // Levels with fewer than SMALL_GROUP answers are left out: one answer
+    // at L4 would otherwise decide the gap.
     let levels: Vec<(u8, usize)> = cells
         .iter()
         .enumerate()
         .filter_map(|(i, key)| match key {
-            CellKey::Group(level) => Some((*level, i)),
+            CellKey::Group(level) if total[i].0 >= SMALL_GROUP as u64 => Some((*level, i)),
             _ => None,
         })
         .collect();
@@ -538,13 +545,18 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
     }
 }
 
+/// Groups with fewer answers than this are small: the report marks them in
+/// its tables and keeps them out of its charts, and the transition gap
+/// leaves such group levels out.
+pub const SMALL_GROUP: usize = 10;
+
 /// Key of the transition-gap figure (section `transition`).
 pub const TRANSITION_KEY: &str = "L1-L3 minus L4-L7";
 
 /// The individual-vs-group transition gap from per-cell sums `(n, correct, score)`:
 /// the unweighted mean accuracy (and score) over the individual levels L1–L3 that have
 /// answers, minus the same mean over the group levels L4–L7; `None` unless both sides
-/// have answers.
+/// have answers. `levels` holds only levels with at least [`SMALL_GROUP`] answers.
 fn transition_gap(levels: &[(u8, usize)], sums: &[(u64, f64, f64)]) -> Option<(f64, f64)> {
     let side = |range: std::ops::RangeInclusive<u8>| {
         let mut k = 0.0;

@@ -32,6 +32,7 @@ pub mod report;
 pub mod score;
 pub mod subject;
 pub mod synth;
+pub mod tables;
 
 #[cfg(test)]
 mod tests;

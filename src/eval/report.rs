@@ -3,6 +3,7 @@
 //! function of the metrics: fixed ordering and fixed float formatting, so the same runs
 //! give the same bytes.
 
+use super::tables::{paper_tables, Header, Table};
 use std::fmt::Write as _;
 
 use super::metrics::{Estimate, Figure, RunMetrics};
@@ -191,9 +192,22 @@ fn render_grid(out: &mut String, grid: &[Vec<String>]) {
     }
 }
 
-/// The runs' metrics as pretty JSON (an array, one object per run).
+/// The report as pretty JSON: `{"header", "tables", "runs"}` — what the
+/// report is about ([`Header`]), the paper-layout tables
+/// ([`paper_tables`]), and every run's metrics.
 pub fn json(runs: &[RunMetrics]) -> String {
-    let mut text = serde_json::to_string_pretty(runs).unwrap_or_else(|_| "[]".into());
+    #[derive(serde::Serialize)]
+    struct Report<'a> {
+        header: Header,
+        tables: Vec<Table>,
+        runs: &'a [RunMetrics],
+    }
+    let report = Report {
+        header: Header::of(runs),
+        tables: paper_tables(runs),
+        runs,
+    };
+    let mut text = serde_json::to_string_pretty(&report).unwrap_or_else(|_| "{}".into());
     text.push('\n');
     text
 }

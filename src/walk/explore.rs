@@ -2,7 +2,101 @@
 //! distractor is wrong, and the graph elements behind each node. Shared by the
 //! terminal and web walkers, which only lay it out.
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use crate::trees::schema::{DistractorReason, Format, Node, Tree, Trigger};
+
+/// Graph elements in words for explore mode: each node's name, kind and
+/// first quote, each edge as "source kind target", read from the films'
+/// exported graphs (`graphs/<film>.json` beside the trees' folder, as `run`
+/// writes them). An element the graphs do not hold is shown by its id.
+#[derive(Debug, Clone, Default)]
+pub struct GraphLabels {
+    labels: HashMap<String, String>,
+}
+
+impl GraphLabels {
+    /// The labels of one exported graph (`moviegraph.graph` JSON).
+    pub fn from_export(text: &str) -> Result<GraphLabels, serde_json::Error> {
+        let mut out = GraphLabels::default();
+        out.add_export(text)?;
+        Ok(out)
+    }
+
+    fn add_export(&mut self, text: &str) -> Result<(), serde_json::Error> {
+        let v: serde_json::Value = serde_json::from_str(text)?;
+        let empty = Vec::new();
+        let mut names: HashMap<&str, &str> = HashMap::new();
+        let nodes = v["nodes"].as_array().unwrap_or(&empty);
+        for n in nodes {
+            if let (Some(id), Some(name)) = (n["id"].as_str(), n["name"].as_str()) {
+                names.insert(id, name);
+            }
+        }
+        for n in nodes {
+            let (Some(id), Some(name)) = (n["id"].as_str(), n["name"].as_str()) else {
+                continue;
+            };
+            let kind = n["kind"].as_str().unwrap_or("element").replace('_', " ");
+            let quote = n["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e["quote"].as_str())
+                .find(|q| q.len() > 12 && !name.to_lowercase().contains(&q.to_lowercase()));
+            let label = match quote {
+                Some(q) => format!("{name} ({kind}) — “{q}”"),
+                None => format!("{name} ({kind})"),
+            };
+            self.labels.insert(id.to_owned(), label);
+        }
+        for e in v["edges"].as_array().unwrap_or(&empty) {
+            let (Some(id), Some(kind)) = (e["id"].as_str(), e["kind"].as_str()) else {
+                continue;
+            };
+            let end = |key: &str| {
+                let id = e[key].as_str().unwrap_or("?");
+                names.get(id).copied().unwrap_or(id).to_owned()
+            };
+            let label = format!(
+                "{} {} {}",
+                end("source"),
+                kind.replace('_', " "),
+                end("target")
+            );
+            self.labels.insert(id.to_owned(), label);
+        }
+        Ok(())
+    }
+
+    /// The labels of the graphs of `trees`' films, found beside the trees
+    /// files: `<trees folder>/../graphs/<film>.json`. A missing or unreadable
+    /// graph leaves its elements as ids.
+    pub fn beside(trees_files: &[impl AsRef<Path>], trees: &[Tree]) -> GraphLabels {
+        let mut out = GraphLabels::default();
+        let mut films: Vec<&str> = trees.iter().map(|t| t.film.as_str()).collect();
+        films.sort_unstable();
+        films.dedup();
+        for file in trees_files {
+            let Some(folder) = file.as_ref().parent() else {
+                continue;
+            };
+            let graphs = folder.join("..").join("graphs");
+            for film in &films {
+                if let Ok(text) = std::fs::read_to_string(graphs.join(format!("{film}.json"))) {
+                    let _ = out.add_export(&text);
+                }
+            }
+        }
+        out
+    }
+
+    /// The element in words, or its id when no graph names it.
+    pub fn describe<'a>(&'a self, id: &'a str) -> &'a str {
+        self.labels.get(id).map_or(id, String::as_str)
+    }
+}
 
 /// Why a distractor with this reason is wrong, in words (DESIGN.md §3).
 pub fn reason_text(reason: DistractorReason) -> &'static str {
@@ -93,5 +187,34 @@ mod tests {
             }
         }
         assert!(path_to(&trees[0], "missing").is_empty());
+    }
+}
+
+#[cfg(test)]
+mod graph_label_tests {
+    use super::GraphLabels;
+
+    #[test]
+    fn elements_read_as_names_and_quotes_and_unknown_ones_as_ids() {
+        let graph = r#"{"format":"moviegraph.graph","nodes":[
+            {"id":"character:quinton","kind":"character","name":"Quinton Ellis","evidence":[{"quote":"QUINTON"}]},
+            {"id":"mental_state:m1","kind":"mental_state","name":"Quinton lies to Teo","evidence":[{"quote":"(lying)"},{"quote":"Old charts. Bills. Nothing."}]}
+          ],"edges":[
+            {"id":"holds:character:quinton->mental_state:m1","kind":"holds","source":"character:quinton","target":"mental_state:m1"}
+          ]}"#;
+        let labels = GraphLabels::from_export(graph).unwrap();
+        assert_eq!(
+            labels.describe("character:quinton"),
+            "Quinton Ellis (character)"
+        );
+        assert_eq!(
+            labels.describe("mental_state:m1"),
+            "Quinton lies to Teo (mental state) — “Old charts. Bills. Nothing.”"
+        );
+        assert_eq!(
+            labels.describe("holds:character:quinton->mental_state:m1"),
+            "Quinton Ellis holds Quinton lies to Teo"
+        );
+        assert_eq!(labels.describe("event:unknown"), "event:unknown");
     }
 }

@@ -40,6 +40,8 @@ pub struct TuiOptions {
     pub explore: bool,
     /// How keyframes are previewed beside their paths.
     pub preview: PreviewStyle,
+    /// The graph elements in words, for explore mode.
+    pub graph: super::explore::GraphLabels,
 }
 
 /// What a terminal session left behind.
@@ -634,14 +636,21 @@ impl App {
             }
         }
         lines.push(Line::from(""));
-        lines.push(Line::from(format!(
-            "Graph elements: {}",
-            node.derived_from.join(", ")
-        )));
+        let graph = &self.options.graph;
+        lines.push(Line::from("What the question rests on:"));
+        for id in &node.derived_from {
+            lines.push(Line::from(format!("  • {}", graph.describe(id))));
+        }
+        let anchor: Vec<&str> = tree
+            .anchor
+            .elements
+            .iter()
+            .map(|id| graph.describe(id))
+            .collect();
         lines.push(Line::from(format!(
             "Tree anchor ({:?}): {}",
             tree.anchor.kind,
-            tree.anchor.elements.join(" → ")
+            anchor.join(" → ")
         )));
         lines.push(Line::from(""));
         lines.push(Line::from("Screenplay excerpt:"));

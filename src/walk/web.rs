@@ -26,6 +26,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::sync::Mutex;
 
+use super::explore::GraphLabels;
 use super::explore::{gold_text, path_to, reason_text, trigger_text};
 use super::keyframes::{KeyframeRefusal, Keyframes};
 use super::session::{check_annotator, reply_text, Prompt, SessionEvent, TestSession};
@@ -47,6 +48,8 @@ pub struct WebOptions {
     /// Serve explore mode (gold answers) instead of test mode. One walker never
     /// serves both, so nobody taking a test can open a page with the answers.
     pub explore: bool,
+    /// The graph elements in words, for explore mode.
+    pub graph: GraphLabels,
 }
 
 /// The page a test walker answers for `/explore/…`, and an explore walker for `/test…`.
@@ -582,12 +585,27 @@ async fn explore_page(
             }
         }
     }
+    let graph = &state.options.graph;
+    body.push_str("<h2>What the question rests on</h2><ul>");
+    for id in &node.derived_from {
+        let _ = write!(
+            body,
+            "<li title=\"{}\">{}</li>",
+            esc(id),
+            esc(graph.describe(id))
+        );
+    }
+    let anchor: Vec<&str> = tree
+        .anchor
+        .elements
+        .iter()
+        .map(|id| graph.describe(id))
+        .collect();
     let _ = write!(
         body,
-        "<h2>Graph elements</h2><p><code>{}</code></p><p class=meta>tree anchor ({:?}): <code>{}</code></p>",
-        esc(&node.derived_from.join(", ")),
+        "</ul><p class=meta>tree anchor ({:?}): {}</p>",
         tree.anchor.kind,
-        esc(&tree.anchor.elements.join(" → "))
+        esc(&anchor.join(" → "))
     );
     let _ = write!(
         body,

@@ -97,8 +97,9 @@ fn baselines_run_resume_and_report_side_by_side() {
         "reports are byte-identical"
     );
     let json: serde_json::Value = serde_json::from_slice(&report("json").stdout).unwrap();
-    assert_eq!(json.as_array().unwrap().len(), 3);
-    assert_eq!(json[1]["subject"], "first-option");
+    assert_eq!(json["runs"].as_array().unwrap().len(), 3);
+    assert_eq!(json["runs"][1]["subject"], "first-option");
+    assert_eq!(json["tables"][0]["rows"].as_array().unwrap().len(), 3);
     let csv = text(&report("csv").stdout);
     assert!(csv
         .lines()

@@ -162,25 +162,42 @@ fn answers_for(tree: &Tree, correct: &[bool]) -> Vec<EvalAnswer> {
 
 #[test]
 fn the_transition_gap_equals_its_hand_computed_value() {
-    // Four trees: L1 (4 of the first 5 nodes right), L2 (1 of 5), L5 (2 of 5) and an
-    // untagged tree (ignored by the gap). Only 5 nodes of each tree are answered.
-    let mut trees = synthetic_trees(4);
-    let levels = [Some(1u8), Some(2), Some(5), None];
+    // Two trees per level: L1 (8 of the first 10 answers right), L2 (2 of 10), L5
+    // (4 of 10), untagged trees (ignored by the gap), and one tree at L4 with a
+    // single answer, right: a small group (fewer than 10 answers), left out of the
+    // gap. Only the first 5 nodes of each tree (1 of the L4 tree) are answered.
+    let mut trees = synthetic_trees(9);
+    let levels = [
+        Some(1u8),
+        Some(1),
+        Some(2),
+        Some(2),
+        Some(5),
+        Some(5),
+        None,
+        None,
+        Some(4),
+    ];
     for (tree, level) in trees.iter_mut().zip(levels) {
         for node in &mut tree.nodes {
             node.tags.group_level = level;
         }
     }
-    let pattern = [
-        [true, true, true, true, false],
-        [false, false, true, false, false],
-        [true, false, true, false, false],
-        [true, true, true, true, true],
+    let pattern: [&[bool]; 9] = [
+        &[true, true, true, true, false],
+        &[true, true, true, true, false],
+        &[false, false, true, false, false],
+        &[false, false, true, false, false],
+        &[true, false, true, false, false],
+        &[true, false, true, false, false],
+        &[true, true, true, true, true],
+        &[true, true, true, true, true],
+        &[true],
     ];
     let answers: Vec<EvalAnswer> = trees
         .iter()
         .zip(pattern)
-        .flat_map(|(t, p)| answers_for(t, &p))
+        .flat_map(|(t, p)| answers_for(t, p))
         .collect();
     let loaded = LoadedRun {
         run: run_settings("gap"),
@@ -194,9 +211,11 @@ fn the_transition_gap_equals_its_hand_computed_value() {
             seed: 0,
         },
     );
-    // Individual side: mean(4/5, 1/5) = 1/2; group side: L5 = 2/5; gap = 1/10.
+    // Individual side: mean(8/10, 2/10) = 1/2; group side: L5 = 4/10 (L4's one
+    // answer is too few to count); gap = 1/10.
     let f = m.figure("transition", TRANSITION_KEY).expect("gap figure");
-    assert_eq!(f.n, 15);
+    assert_eq!(f.n, 30);
+    assert_eq!(m.figure("group_level", "L4").unwrap().n, 1);
     assert!((f.first.mean - 0.1).abs() < 1e-12, "{}", f.first.mean);
     assert!((f.second.mean - 0.1).abs() < 1e-12, "{}", f.second.mean);
     assert_eq!(f.first_name, "accuracy_gap");
@@ -206,7 +225,7 @@ fn the_transition_gap_equals_its_hand_computed_value() {
 
     // Without any group level there is no gap figure at all.
     let mut only_individual = loaded.clone();
-    only_individual.trees.truncate(2);
+    only_individual.trees.truncate(4);
     let m = compute(
         &only_individual,
         BootstrapSettings {
@@ -434,4 +453,95 @@ impl Subject for Recording<'_> {
         self.log.lock().unwrap().push(texts);
         AlwaysA.answer(ask).await
     }
+}
+
+#[test]
+fn the_paper_tables_hold_hand_computed_figures_and_mark_small_groups() {
+    use moviegraph::eval::tables::{paper_tables, Header};
+    // Three trees of category A (5 answers each: 3, 2 and 4 right) and one of
+    // category B (5 answers, 1 right).
+    let mut trees = synthetic_trees(4);
+    for (i, tree) in trees.iter_mut().enumerate() {
+        for node in &mut tree.nodes {
+            node.category.level1 = if i < 3 { "A" } else { "B" }.into();
+        }
+    }
+    let pattern: [&[bool]; 4] = [
+        &[true, true, true, false, false],
+        &[true, false, true, false, false],
+        &[true, true, true, true, false],
+        &[false, false, false, true, false],
+    ];
+    let answers: Vec<EvalAnswer> = trees
+        .iter()
+        .zip(pattern)
+        .flat_map(|(t, p)| answers_for(t, p))
+        .collect();
+    let loaded = LoadedRun {
+        run: run_settings("tables"),
+        trees,
+        answers,
+    };
+    let m = compute(
+        &loaded,
+        BootstrapSettings {
+            resamples: 0,
+            seed: 0,
+        },
+    );
+    let tables = paper_tables(std::slice::from_ref(&m));
+    let ids: Vec<&str> = tables.iter().map(|t| t.id).collect();
+    assert_eq!(ids, ["table4", "table5", "table6"]);
+    let t4 = &tables[0];
+    let heads: Vec<(&str, &str)> = t4
+        .columns
+        .iter()
+        .map(|c| (c.group.as_str(), c.metric))
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            ("overall", "accuracy"),
+            ("overall", "score"),
+            ("A", "accuracy"),
+            ("A", "score"),
+            ("B", "accuracy"),
+            ("B", "score")
+        ]
+    );
+    assert_eq!(t4.rows.len(), 1);
+    assert_eq!(t4.rows[0].subject, "random");
+    let cell = |k: usize| t4.rows[0].cells[k].expect("a cell");
+    // Overall: 10 of 20; A: 9 of 15; B: 1 of 5 (scores are 1 or 0 here).
+    let expect = [
+        (0.5, 20, false),
+        (0.5, 20, false),
+        (0.6, 15, false),
+        (0.6, 15, false),
+        (0.2, 5, true),
+        (0.2, 5, true),
+    ];
+    for (k, (mean, n, small)) in expect.into_iter().enumerate() {
+        let c = cell(k);
+        assert!((c.estimate.mean - mean).abs() < 1e-12, "column {k}: {c:?}");
+        assert_eq!((c.n, c.small), (n, small), "column {k}");
+    }
+    // Table 6 carries RDS, weighted RDS, CCF per depth and CRS, each a figure of the run.
+    let t6 = &tables[2];
+    let groups: Vec<&str> = t6.columns.iter().map(|c| c.group.as_str()).collect();
+    assert_eq!(groups.first(), Some(&"RDS"));
+    assert_eq!(groups.last(), Some(&"CRS"));
+    assert!(groups.contains(&"CCF depth 1"), "{groups:?}");
+    let rds = m.figure("tree", "RDS").unwrap();
+    assert_eq!(t6.rows[0].cells[0].unwrap().estimate, rds.first);
+    assert_eq!(t6.rows[0].cells[1].unwrap().estimate, rds.second);
+    // The JSON carries the header, the tables and the runs.
+    let json: serde_json::Value =
+        serde_json::from_str(&report::json(std::slice::from_ref(&m))).unwrap();
+    assert_eq!(json["tables"][0]["id"], "table4");
+    assert_eq!(json["tables"][0]["rows"][0]["cells"][4]["small"], true);
+    assert_eq!(json["header"]["subjects"], serde_json::json!(["random"]));
+    assert_eq!(json["runs"][0]["run"], "tables");
+    // No trees provenance looked up: the report does not claim an offline baseline.
+    assert!(!Header::of(std::slice::from_ref(&m)).offline_baseline);
 }

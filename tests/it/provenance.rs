@@ -248,7 +248,7 @@ fn run_stops_a_film_whose_script_is_not_the_films_unless_text_only() {
         &std::fs::read_to_string(ws.path().join("reports/mixed/report.json")).unwrap(),
     )
     .unwrap();
-    for run in report.as_array().unwrap() {
+    for run in report["runs"].as_array().unwrap() {
         assert_eq!(run["films"], serde_json::json!(["mixed"]));
         let made = &run["made"][0];
         assert_eq!(made["provenance"]["text_only"], true, "{made}");
@@ -265,7 +265,7 @@ fn run_stops_a_film_whose_script_is_not_the_films_unless_text_only() {
     assert!(html.contains("text-only (script-only trees"), "html");
     assert!(!html.contains("<td>shown"), "no keyframes were shown");
     // The table report says it too, and that the generators are baselines.
-    let ids: Vec<String> = report
+    let ids: Vec<String> = report["runs"]
         .as_array()
         .unwrap()
         .iter()

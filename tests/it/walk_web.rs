@@ -208,7 +208,25 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
     );
     assert!(
         explore.contains("mental_state:mara-believes-key-lost"),
-        "graph elements shown"
+        "without the film's graph, graph elements are shown by id"
+    );
+    // With the film's graph beside the trees (graphs/tiny.json, as `run` writes
+    // it), a new explorer names them in words and quotes.
+    std::fs::create_dir_all(root.join("graphs")).unwrap();
+    std::fs::write(
+        root.join("graphs/tiny.json"),
+        r#"{"format":"moviegraph.graph","nodes":[{"id":"mental_state:mara-believes-key-lost",
+            "kind":"mental_state","name":"Mara believes she lost the key",
+            "evidence":[{"quote":"I must have dropped it off the pier."}]}],"edges":[]}"#,
+    )
+    .unwrap();
+    let named = serve_with(root, &["--explore"]);
+    let (_, _, words) = http(named.addr.as_str(), "GET", "/explore/0/n1", None);
+    assert!(
+        words.contains(
+            "Mara believes she lost the key (mental state) — “I must have dropped it off the pier.”"
+        ),
+        "{words}"
     );
     for page in [&index, &explore_index, &explore] {
         assert!(
