@@ -246,6 +246,7 @@ pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<()> {
         until: Stage::Report,
         text_only: false,
         embedder: AlignEmbedder::hashed(),
+        allow_bad_cues: false,
     };
     let sample_p = pipeline("sample");
     let corpus_p = pipeline("corpus");

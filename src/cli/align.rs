@@ -91,6 +91,11 @@ pub struct AlignArgs {
     /// Write the JSONL export to this file (`-` for stdout).
     #[arg(long, value_name = "OUT")]
     jsonl: Option<PathBuf>,
+    /// Align even when more than 5 % of the subtitle cues are malformed (each
+    /// is reported by file and line; the alignment uses the cues read). A file
+    /// with more cues malformed than read is refused even then.
+    #[arg(long)]
+    allow_bad_cues: bool,
     #[command(flatten)]
     embedding: EmbedderSpec,
     #[command(flatten)]
@@ -114,7 +119,7 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         Some(path) => Some(load_shots(path, args.keyframes.as_deref(), fps)?),
         None => None,
     };
-    let inputs = AlignInputs::read(&args.script, &args.subtitles, shots)?;
+    let inputs = AlignInputs::read(&args.script, &args.subtitles, shots, args.allow_bad_cues)?;
     let embedder = choose(&args.embedding)?;
     let store_path = match &args.store {
         Some(flag) => Some(store::resolve_path(

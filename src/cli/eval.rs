@@ -17,7 +17,7 @@ use moviegraph::store::{self, EvalRun, Store};
 use moviegraph::trees::schema::Tree;
 use moviegraph::workspace::cast::{check_subject, is_model, open_llm};
 use moviegraph::workspace::eval::{
-    open_judge, read_valid_trees, run_id, run_metrics, OpenSubject, StoredMetrics,
+    open_judge, pooled_metrics, read_valid_trees, run_id, run_metrics, OpenSubject, StoredMetrics,
 };
 use moviegraph::workspace::lock::WriterLock;
 
@@ -135,6 +135,11 @@ pub struct EvalReportArgs {
     /// second `--text-only`; prints the accuracy drop per category, level and depth.
     #[arg(long)]
     ablation: bool,
+    /// Pool each subject's runs into one (the corpus report over several
+    /// films' runs): trees and answers joined, intervals resampled over every
+    /// tree; the run is named corpus-<subject>.
+    #[arg(long, conflicts_with = "ablation")]
+    pool: bool,
 }
 
 /// Runs the selected eval command.
@@ -406,7 +411,14 @@ fn eval_report(args: EvalReportArgs) -> anyhow::Result<Outcome> {
         resamples: args.bootstrap,
         seed: args.bootstrap_seed,
     };
-    let StoredMetrics { metrics, humans } = run_metrics(&store, &args.runs, settings)?;
+    let StoredMetrics { metrics, humans } = if args.pool {
+        StoredMetrics {
+            metrics: pooled_metrics(&store, &args.runs, settings)?,
+            humans: Vec::new(),
+        }
+    } else {
+        run_metrics(&store, &args.runs, settings)?
+    };
     if args.ablation {
         if args.format != ReportFormat::Table {
             bail!("--ablation prints a table; leave out --format");

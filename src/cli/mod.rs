@@ -105,7 +105,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
     let result = match cli.command {
-        Command::Run(args) => run::run(args, cli.quiet),
+        Command::Run(args) => run::run(args, cli.quiet, cli.verbose),
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
         Command::Graph(cmd) => graph::graph(cmd),

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::bail;
+use anyhow::{bail, Context as _};
 use clap::Args;
 use moviegraph::store::{self, Store};
 use moviegraph::workspace::cast::{open_llm, subjects, Cast};
@@ -12,7 +12,8 @@ use moviegraph::workspace::embedder::choose_for_run;
 use moviegraph::workspace::film;
 use moviegraph::workspace::lock::WriterLock;
 use moviegraph::workspace::run::{
-    render_film, run_films, AlignEmbedder, FilmOutcome, Pipeline, Progress, Stage,
+    corpus_report, render_film, render_film_line, run_films, AlignEmbedder, FilmOutcome, Pipeline,
+    Progress, Stage,
 };
 
 use super::models::ModelFlags;
@@ -106,6 +107,12 @@ pub struct RunArgs {
     /// goes on; the trees file and the report record text_only.
     #[arg(long)]
     text_only: bool,
+    /// Align a film even when more than 5 % of its subtitle cues are malformed
+    /// (each is reported by file and line; the alignment uses the cues read).
+    /// Without it such a film stops with exit 1 before align. A file with more
+    /// cues malformed than read stops even then.
+    #[arg(long)]
+    allow_bad_cues: bool,
     #[command(flatten)]
     wait: super::WaitArgs,
 }
@@ -135,12 +142,13 @@ impl RunArgs {
             until: self.until,
             text_only: self.text_only,
             embedder: AlignEmbedder(embedder.into()),
+            allow_bad_cues: self.allow_bad_cues,
         })
     }
 }
 
 /// Runs the pipeline on every film folder, `--jobs` at a time, and prints a summary.
-pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<Outcome> {
+pub fn run(args: RunArgs, quiet: bool, verbose: u8) -> anyhow::Result<Outcome> {
     // One writer per store: taken before anything (the model layer included) opens it.
     let _lock = WriterLock::acquire(
         &store::resolve_path(args.store.as_deref()),
@@ -164,8 +172,19 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let progress = Progress::new(quiet);
     let results = run_films(&args.film_dirs, &p, &progress, args.jobs as usize);
     drop(progress);
+    let ok: Vec<&FilmOutcome> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let corpus = corpus_report(&p, &ok);
     let elapsed = started.elapsed();
-    let (text, outcome, failed) = summary(&args.film_dirs, &p, &results, elapsed);
+    let detailed = args.film_dirs.len() == 1 || verbose > 0;
+    let corpus = corpus.context("writing the corpus report")?;
+    let (text, outcome, failed) = summary(
+        &args.film_dirs,
+        &p,
+        &results,
+        elapsed,
+        detailed,
+        corpus.as_ref(),
+    );
     emit(&text)?;
     for o in results.iter().flatten().filter(|o| o.mismatch) {
         if let Some((_, why)) = &o.stopped {
@@ -181,6 +200,32 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<Outcome> {
         bail!("{failed} of {} films failed", results.len());
     }
     Ok(outcome)
+}
+
+/// The corpus report's lines: where it is and each subject's pooled accuracy.
+fn corpus_lines(
+    dir: &std::path::Path,
+    metrics: &[moviegraph::eval::metrics::RunMetrics],
+    films: usize,
+) -> String {
+    let acc: Vec<String> = metrics
+        .iter()
+        .map(|m| {
+            let f = m.figure("all", "all");
+            match f {
+                Some(f) => format!(
+                    "{} {:.3} [{:.3}, {:.3}]",
+                    m.subject, f.first.mean, f.first.lo, f.first.hi
+                ),
+                None => format!("{} -", m.subject),
+            }
+        })
+        .collect();
+    format!(
+        "corpus of {films} films (each subject's runs pooled): accuracy {}; {}/report.{{html,json,csv}}\n",
+        acc.join(", "),
+        dir.display()
+    )
 }
 
 /// An error and every error that caused it, outermost first, as `anyhow`'s `{:#}`
@@ -202,6 +247,8 @@ fn summary(
     p: &Pipeline,
     results: &[moviegraph::workspace::Result<FilmOutcome>],
     elapsed: std::time::Duration,
+    detailed: bool,
+    corpus: Option<&(PathBuf, Vec<moviegraph::eval::metrics::RunMetrics>)>,
 ) -> (String, Outcome, usize) {
     let mut out = String::new();
     let mut outcome = Outcome::Success;
@@ -211,8 +258,12 @@ fn summary(
     for (dir, r) in dirs.iter().zip(results) {
         match r {
             Ok(o) => {
-                let _ = writeln!(out, "film {} ({})", o.film, dir.display());
-                out.push_str(&render_film(o));
+                if detailed {
+                    let _ = writeln!(out, "film {} ({})", o.film, dir.display());
+                    out.push_str(&render_film(o));
+                } else {
+                    out.push_str(&render_film_line(o));
+                }
                 if let Some((t, q)) = o.trees {
                     trees += t;
                     questions += q;
@@ -252,12 +303,31 @@ fn summary(
         elapsed.as_secs_f64(),
         p.store.display()
     );
+    if let Some((dir, metrics)) = corpus {
+        out.push_str(&corpus_lines(dir, metrics, dirs.len() - failed));
+    }
     let _ = writeln!(out, "next:");
-    for r in &reports {
+    if let Some((dir, _)) = corpus {
         let _ = writeln!(
             out,
-            "  open {} in a browser (the full report, offline)",
-            r.display()
+            "  open {} in a browser (the corpus report: every film pooled, offline)",
+            dir.join("report.html").display()
+        );
+    }
+    if detailed || reports.len() <= 1 {
+        for r in &reports {
+            let _ = writeln!(
+                out,
+                "  open {} in a browser (the full report, offline)",
+                r.display()
+            );
+        }
+    } else if let Some(first) = reports.first() {
+        let _ = writeln!(
+            out,
+            "  open {} and the other {} films' reports beside it (-v lists every stage of every film)",
+            first.display(),
+            reports.len() - 1
         );
     }
     if let Some(dir) = dirs.first() {
@@ -282,7 +352,7 @@ fn summary(
             );
         }
     }
-    if !runs.is_empty() {
+    if !runs.is_empty() && (detailed || runs.len() <= 6) {
         let _ = writeln!(
             out,
             "  moviegraph eval report {} --store {}    the metrics as a table",

@@ -36,14 +36,17 @@ pub struct AlignInputs {
 
 impl AlignInputs {
     /// Reads the screenplay, the subtitles and (when given) the shots.
+    /// `allow_bad_cues`: align even when more than
+    /// [`super::film::MAX_BAD_CUE_SHARE`] of the cues are malformed.
     pub fn read(
         script: &Path,
         subtitles_path: &Path,
         shots: Option<(ShotList, InputFile)>,
+        allow_bad_cues: bool,
     ) -> Result<AlignInputs> {
         let play = screenplay::parse_file(script, None)
             .with_context(|| format!("reading {}", script.display()))?;
-        Self::with_play(play, script, subtitles_path, shots)
+        Self::with_play(play, script, subtitles_path, shots, allow_bad_cues)
     }
 
     /// As [`AlignInputs::read`] with the screenplay already parsed from `script`.
@@ -52,8 +55,9 @@ impl AlignInputs {
         script: &Path,
         subtitles_path: &Path,
         shots: Option<(ShotList, InputFile)>,
+        allow_bad_cues: bool,
     ) -> Result<AlignInputs> {
-        let subs = load_subtitles(subtitles_path)?;
+        let subs = load_subtitles(subtitles_path, allow_bad_cues)?;
         let sources = AlignmentSources {
             script: fingerprint(script)?,
             subtitles: fingerprint(subtitles_path)?,
@@ -208,7 +212,7 @@ fn alignment_of(
         Some(s) if !same_inputs(&s.sources, &sources) => "the stored alignment is stale",
         Some(s) => return Ok((play, s.alignment, BlocksSource::Stored)),
     };
-    let subs = load_subtitles(subs_path)?;
+    let subs = load_subtitles(subs_path, film.allow_bad_cues)?;
     let inputs = AlignInputs {
         play,
         subtitles: subs,

@@ -164,6 +164,48 @@ pub fn run_metrics(
     Ok(StoredMetrics { metrics, humans })
 }
 
+/// Each subject's runs pooled over several films: the runs named `ids` that
+/// share a subject are joined — their trees and answers — into one run
+/// `corpus-<subject>`, so its figures and intervals (trees resampled over the
+/// whole corpus) are the corpus's. Subjects keep the order they first appear in.
+pub fn pooled_metrics(
+    store: &Store,
+    ids: &[String],
+    settings: BootstrapSettings,
+) -> Result<Vec<RunMetrics>> {
+    let mut pooled: Vec<LoadedRun> = Vec::new();
+    for id in ids {
+        let loaded = load_run(store, id)?;
+        match pooled
+            .iter_mut()
+            .find(|p| p.run.subject == loaded.run.subject)
+        {
+            Some(p) => {
+                p.trees.extend(loaded.trees);
+                p.answers.extend(loaded.answers);
+                if !loaded.run.source.is_empty() {
+                    p.run.source = format!("{} {}", p.run.source, loaded.run.source)
+                        .trim()
+                        .to_owned();
+                }
+            }
+            None => {
+                let mut first = loaded;
+                first.run.id = format!("corpus-{}", first.run.subject);
+                pooled.push(first);
+            }
+        }
+    }
+    Ok(pooled
+        .iter()
+        .map(|loaded| {
+            let mut m = compute(loaded, settings);
+            m.made = trees_made(loaded);
+            m
+        })
+        .collect())
+}
+
 /// The trees files a run was asked from: its recorded source, one path, or
 /// several separated by spaces.
 fn source_files(source: &str) -> Vec<PathBuf> {

@@ -34,6 +34,9 @@ pub struct FilmFolder {
     pub scripts: Vec<(PathBuf, Format)>,
     /// The subtitles, when present.
     pub subtitles: Option<PathBuf>,
+    /// Align even when more than [`MAX_BAD_CUE_SHARE`] of the subtitles' cues
+    /// are malformed (`--allow-bad-cues`; false when opened).
+    pub allow_bad_cues: bool,
 }
 
 impl FilmFolder {
@@ -65,6 +68,7 @@ impl FilmFolder {
             slug: slug(dir),
             scripts,
             subtitles,
+            allow_bad_cues: false,
         })
     }
 
@@ -146,12 +150,18 @@ pub fn fingerprint(path: &Path) -> Result<InputFile> {
     InputFile::of_file(path).with_context(|| format!("reading {}", path.display()))
 }
 
+/// Share of a subtitle file's cues that may be malformed (skipped) before the
+/// film stops, unless `--allow-bad-cues`.
+pub const MAX_BAD_CUE_SHARE: f64 = 0.05;
+
 /// Reads a subtitle file, its problems logged as warnings with file and line
 /// (the first [`SHOWN_PROBLEMS`], then how many more; the rest at debug
-/// level). A file where more
-/// cues were skipped as malformed than were read is refused: aligning the
-/// few left would build a whole film on a fraction of its dialogue.
-pub fn load_subtitles(path: &Path) -> Result<Subtitles> {
+/// level). A file with more than [`MAX_BAD_CUE_SHARE`] of its cues skipped as
+/// malformed is refused unless `allow_bad_cues`: the film would be aligned,
+/// and its questions drawn, on part of its dialogue without anyone deciding
+/// to. One where more were skipped than read is refused even then: aligning
+/// the few left would build a whole film on a fraction of its dialogue.
+pub fn load_subtitles(path: &Path, allow_bad_cues: bool) -> Result<Subtitles> {
     let subs =
         subtitles::parse_file(path, None).with_context(|| format!("reading {}", path.display()))?;
     for (k, d) in subs.diagnostics.iter().enumerate() {
@@ -192,6 +202,20 @@ pub fn load_subtitles(path: &Path) -> Result<Subtitles> {
             first.line,
             first.message,
             path.display()
+        );
+    }
+    let total = skipped + subs.cues.len();
+    if !allow_bad_cues && skipped as f64 > MAX_BAD_CUE_SHARE * total as f64 {
+        let first = &subs.diagnostics[0];
+        bail!(
+            "{}: {skipped} of {total} cues ({:.1} %) are malformed and were skipped, more than \
+             {:.0} % (first, line {}: {}); fix the file, or pass --allow-bad-cues to align on \
+             the cues that were read",
+            path.display(),
+            100.0 * skipped as f64 / total as f64,
+            100.0 * MAX_BAD_CUE_SHARE,
+            first.line,
+            first.message,
         );
     }
     Ok(subs)
@@ -261,11 +285,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let few = dir.path().join("few.srt");
         std::fs::write(&few, srt(8, 2)).unwrap();
-        let subs = load_subtitles(&few).unwrap();
+        // 2 of 10 skipped: above the 5 % a film may lose without a word.
+        let err = format!("{:#}", load_subtitles(&few, false).unwrap_err());
+        assert!(err.contains("few.srt: 2 of 10 cues (20.0 %)"), "{err}");
+        assert!(err.contains("--allow-bad-cues"), "{err}");
+        let subs = load_subtitles(&few, true).unwrap();
         assert_eq!((subs.cues.len(), subs.diagnostics.len()), (8, 2));
+        let one = dir.path().join("one.srt");
+        std::fs::write(&one, srt(20, 1)).unwrap();
+        assert_eq!(load_subtitles(&one, false).unwrap().cues.len(), 20);
         let most = dir.path().join("most.srt");
         std::fs::write(&most, srt(2, 6)).unwrap();
-        let err = format!("{:#}", load_subtitles(&most).unwrap_err());
+        let err = format!("{:#}", load_subtitles(&most, true).unwrap_err());
         assert!(err.contains("most.srt: 6 of 8 cues are malformed"), "{err}");
         assert!(err.contains("line 10"), "{err}");
     }

@@ -300,9 +300,51 @@ fn several_films_run_at_once_and_each_gets_its_own_files() {
         "graphs/copy-film.json",
         "trees/copy-film.jsonl",
         "reports/copy-film/report.html",
+        "reports/corpus/report.html",
+        "reports/corpus/report.json",
+        "reports/corpus/report.csv",
     ] {
         assert!(cwd.join(f).is_file(), "{f}\n{out}");
     }
+    // Several films: one line each, then the corpus; the stages behind -v.
+    let film_lines: Vec<&str> = out.lines().filter(|l| l.starts_with("film ")).collect();
+    assert_eq!(film_lines.len(), 2, "{out}");
+    assert!(
+        film_lines
+            .iter()
+            .all(|l| l.contains("stages ran") && l.contains("accuracy random")),
+        "{out}"
+    );
+    assert!(!out.contains("stage align:"), "details only with -v: {out}");
+    assert!(out.contains("corpus of 2 films"), "{out}");
+    // The corpus pools each subject over both films: twice one film's trees and answers.
+    let corpus: serde_json::Value =
+        serde_json::from_slice(&read(cwd.join("reports/corpus/report.json"))).unwrap();
+    let one: serde_json::Value =
+        serde_json::from_slice(&read(cwd.join("reports/the-second-key/report.json"))).unwrap();
+    assert_eq!(
+        corpus["header"]["films"],
+        serde_json::json!(["copy-film", "the-second-key"])
+    );
+    for (pooled, single) in corpus["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(one["runs"].as_array().unwrap())
+    {
+        assert_eq!(pooled["subject"], single["subject"]);
+        assert_eq!(
+            pooled["run"],
+            format!("corpus-{}", single["subject"].as_str().unwrap())
+        );
+        assert_eq!(pooled["trees"], 2 * single["trees"].as_u64().unwrap());
+        assert_eq!(pooled["answers"], 2 * single["answers"].as_u64().unwrap());
+    }
+    let verbose = run(cwd, &["run", FILM, "other/copy-film", "-v"]);
+    assert!(
+        verbose.contains("film copy-film (other/copy-film)"),
+        "{verbose}"
+    );
     assert!(read(cwd.join(GRAPH)) == read(common::root().join(GRAPH)));
     // Two folders with one name would write the same files.
     copy_dir(&cwd.join(FILM), &cwd.join("b/the-second-key"));
@@ -362,6 +404,28 @@ fn malformed_subtitle_cues_are_warned_of_by_line_and_a_mostly_broken_file_stops_
     assert!(err.contains("5 of 106 cues skipped as malformed"), "{err}");
     // Redirected, the log has no colour codes.
     assert!(!err.contains('\u{1b}'), "{err}");
+    // One cue in ten broken (10 of 106): more than 5 %, so the film stops before
+    // align, naming the first bad line and the flag that aligns it anyway.
+    std::fs::write(&srt, broken(10)).unwrap();
+    let o = command(ws.path(), &["run", FILM, "--store", "w.db"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("10 of 106 cues (9.4 %) are malformed") && err.contains("--allow-bad-cues"),
+        "{err}"
+    );
+    assert!(err.contains("subtitles.srt: 10 of 106"), "{err}");
+    let o = command(
+        ws.path(),
+        &["run", FILM, "--store", "w.db", "--allow-bad-cues"],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("10 of 106 cues skipped as malformed"), "{err}");
     std::fs::write(&srt, broken(1).replacen('x', ",", 20)).unwrap();
     let o = command(ws.path(), &["run", FILM, "--store", "w.db"])
         .output()

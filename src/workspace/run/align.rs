@@ -109,8 +109,14 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
                 None => screenplay::parse_file(&script_path, Some(format))
                     .with_context(|| format!("stage parse, film {}", film.slug))?,
             };
-            let inputs = AlignInputs::with_play(primary, &script_path, &subs_path, shots)
-                .with_context(|| format!("stage align, film {}", film.slug))?;
+            let inputs = AlignInputs::with_play(
+                primary,
+                &script_path,
+                &subs_path,
+                shots,
+                film.p.allow_bad_cues,
+            )
+            .with_context(|| format!("stage align, film {}", film.slug))?;
             // Vectors are cached in the store: a rerun after a change elsewhere
             // embeds nothing again.
             let cached = crate::embed::CachedEmbedder::new(film.p.embedder.0.as_ref(), &film.store);

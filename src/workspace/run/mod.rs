@@ -59,6 +59,7 @@ use graph::graph_stage;
 use parse::parse_stage;
 pub use progress::Progress;
 use progress::{FilmBar, Hook};
+pub use report::corpus_report;
 use report::report_stage;
 use trees::trees_stage;
 
@@ -130,6 +131,9 @@ pub struct Pipeline {
     pub text_only: bool,
     /// The sentence embedder of the align stage.
     pub embedder: AlignEmbedder,
+    /// Align films whose subtitles have more than a few percent of their
+    /// cues malformed (`--allow-bad-cues`).
+    pub allow_bad_cues: bool,
 }
 
 /// The sentence embedder of the align stage, shared by the films' threads
@@ -452,6 +456,43 @@ pub fn run_films(
 }
 
 /// One line per stage, then the film's figures.
+/// A film's outcome in one line, for a run over many films: what ran, where
+/// it stopped, the graph and trees, and each subject's accuracy (`-v` gives
+/// [`render_film`] instead).
+pub fn render_film_line(o: &FilmOutcome) -> String {
+    let ran = o
+        .stages
+        .iter()
+        .filter(|s| s.action != Action::Skipped)
+        .count();
+    let mut parts = vec![format!(
+        "{ran} stages ran, {} current",
+        o.stages.len() - ran
+    )];
+    if let Some((stage, why)) = &o.stopped {
+        parts.push(format!("stopped after {}: {why}", stage.name()));
+    }
+    if let Some((_, _, nodes, edges)) = o.graph {
+        parts.push(format!("graph {nodes} nodes, {edges} edges"));
+    }
+    if let Some((trees, questions)) = o.trees {
+        parts.push(format!("{trees} trees, {questions} questions"));
+    }
+    if !o.metrics.is_empty() {
+        let acc: Vec<String> = o
+            .metrics
+            .iter()
+            .map(|m| {
+                let a = m.figure("all", "all").map_or(f64::NAN, |f| f.first.mean);
+                format!("{} {a:.3}", m.subject)
+            })
+            .collect();
+        parts.push(format!("accuracy {}", acc.join(", ")));
+    }
+    format!("film {}: {}\n", o.film, parts.join("; "))
+}
+
+/// A film's outcome stage by stage, with its figures.
 pub fn render_film(o: &FilmOutcome) -> String {
     let mut out = String::new();
     for s in &o.stages {

@@ -69,3 +69,54 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
     film.record(Stage::Report, Action::Ran, why, detail, t);
     Ok(())
 }
+
+/// The folder of the corpus report under `out` (`reports/corpus`, or
+/// `reports/corpus-all` when a film of the run is itself named `corpus`).
+fn corpus_dir(p: &Pipeline, films: &[&FilmOutcome]) -> PathBuf {
+    let name = if films.iter().any(|o| o.film == "corpus") {
+        "corpus-all"
+    } else {
+        "corpus"
+    };
+    p.out.join("reports").join(name)
+}
+
+/// The corpus report of a run over several films:
+/// `reports/corpus/report.{html,json,csv}`, each subject's runs pooled over
+/// the films that reached the report stage (trees resampled over the whole
+/// corpus; see [`crate::workspace::eval::pooled_metrics`]). `None` when fewer
+/// than two films have runs. Returns the folder and the pooled metrics
+/// (point estimates come from the same bootstrap settings as the films').
+pub fn corpus_report(
+    p: &Pipeline,
+    films: &[&FilmOutcome],
+) -> Result<Option<(PathBuf, Vec<RunMetrics>)>> {
+    let with_runs: Vec<&FilmOutcome> = films
+        .iter()
+        .copied()
+        .filter(|o| !o.runs.is_empty())
+        .collect();
+    if with_runs.len() < 2 {
+        return Ok(None);
+    }
+    let ids: Vec<String> = with_runs
+        .iter()
+        .flat_map(|o| o.runs.iter().map(|(_, id)| id.clone()))
+        .collect();
+    let store = Store::open(&p.store)?;
+    let settings = BootstrapSettings {
+        resamples: p.bootstrap,
+        seed: 0,
+    };
+    let metrics = super::super::eval::pooled_metrics(&store, &ids, settings)?;
+    let report = report(metrics)?;
+    let dir = corpus_dir(p, films);
+    for (ext, text) in [
+        ("html", &report.html),
+        ("json", &report.json),
+        ("csv", &report.csv),
+    ] {
+        write_atomic(&dir.join(format!("report.{ext}")), text.as_bytes())?;
+    }
+    Ok(Some((dir, report.metrics)))
+}
