@@ -1,5 +1,6 @@
 //! `moviegraph graph`: build, inspect, review and export the Social-Causal Graph.
 
+use moviegraph::graph::trajectory::{render_text, trajectories, TRAJECTORY_CHARACTERS};
 use std::fmt::Write as _;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -248,11 +249,18 @@ fn stats_cmd(a: FilmArgs) -> anyhow::Result<Outcome> {
     let slug = film::slug(&a.film_dir);
     let store = open_store(a.store.as_deref())?;
     let (build, _) = latest_build(&store, &slug)?;
-    let s = stats(&store.graph_candidates(build)?, &store.graph_merges(build)?);
+    let candidates = store.graph_candidates(build)?;
+    let s = stats(&candidates, &store.graph_merges(build)?);
+    let paths = trajectories(&Graph::assemble(&slug, &candidates), TRAJECTORY_CHARACTERS);
     if a.json {
-        emit(&(serde_json::to_string_pretty(&s)? + "\n"))?;
+        // The construction figures as before, with the trajectories beside them.
+        let mut v = serde_json::to_value(&s)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("trajectories".into(), serde_json::to_value(&paths)?);
+        }
+        emit(&(serde_json::to_string_pretty(&v)? + "\n"))?;
     } else {
-        emit(&render(&s))?;
+        emit(&format!("{}\n{}", render(&s), render_text(&paths)))?;
     }
     Ok(Outcome::Success)
 }

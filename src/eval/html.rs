@@ -411,6 +411,57 @@ pub fn with_graph_score(page: &str, s: &crate::graph::score::GraphScore) -> Stri
     }
 }
 
+/// `page` with the main characters' mental-state trajectories (a row per
+/// character, a column per scene, each cell the families of the states held
+/// there, shaded by how many), before the page's end.
+pub fn with_trajectories(page: &str, t: &crate::graph::trajectory::Trajectories) -> String {
+    use crate::graph::trajectory::{cell_text, FAMILIES};
+    if t.characters.is_empty() {
+        return page.to_owned();
+    }
+    let mut sec = String::from(
+        "<h2>Mental-state trajectories</h2>\n<p>The states each main character holds, scene by \
+         scene, in the graph the questions came from: ",
+    );
+    let key: Vec<String> = FAMILIES
+        .iter()
+        .map(|(family, letter)| format!("{letter} {family}"))
+        .collect();
+    let _ = write!(
+        sec,
+        "{} (a number: how many).</p>\n<div class=\"scroll\"><table class=\"paper\">\n<tr><th>character</th><th>states</th>",
+        escape(&key.join(", "))
+    );
+    for s in 1..=t.scene_count {
+        let _ = write!(sec, "<th>{s}</th>");
+    }
+    sec.push_str("</tr>\n");
+    for c in &t.characters {
+        let _ = write!(
+            sec,
+            "<tr><th>{}</th><td class=\"num\">{}</td>",
+            escape(&c.name),
+            c.states
+        );
+        for counts in &c.scenes {
+            let n: usize = counts.iter().sum();
+            // Shade by the number of states: none, one, two, three or more.
+            let shade = ["#fff", "#e8f0fa", "#c9dcf2", "#9fc1e8"][n.min(3)];
+            let _ = write!(
+                sec,
+                "<td style=\"background:{shade};text-align:center\">{}</td>",
+                escape(&cell_text(counts))
+            );
+        }
+        sec.push_str("</tr>\n");
+    }
+    sec.push_str("</table></div>\n");
+    match page.rfind("<h2>All figures</h2>") {
+        Some(at) => format!("{}{sec}{}", &page[..at], &page[at..]),
+        None => format!("{page}{sec}"),
+    }
+}
+
 /// How each run's trees were made (one row per trees file; rows a run shares
 /// with the run above are not repeated).
 fn provenance(out: &mut String, runs: &[RunMetrics]) {

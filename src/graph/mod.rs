@@ -28,6 +28,7 @@ pub mod score;
 pub mod stats;
 pub mod store;
 mod text;
+pub mod trajectory;
 
 use std::collections::BTreeMap;
 

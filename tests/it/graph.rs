@@ -354,6 +354,13 @@ fn the_cli_builds_resumes_reviews_and_exports_identical_files() {
     )
     .into_owned();
     let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    // Beside the construction figures: the main characters' trajectories.
+    let characters = v["trajectories"]["characters"].as_array().unwrap();
+    assert!(!characters.is_empty(), "{stats}");
+    assert_eq!(
+        characters[0]["scenes"].as_array().unwrap().len() as u64,
+        v["trajectories"]["scene_count"].as_u64().unwrap()
+    );
     let pending = v["total"]["pending"].as_u64().unwrap();
     assert!(
         pending > 0 && pending == v["escalated"].as_u64().unwrap(),

@@ -116,6 +116,19 @@ fn the_readme_command_writes_the_committed_graph_and_trees_byte_for_byte() {
     for file in REPORTS {
         assert!(ws.path().join(file).is_file(), "{file} missing");
     }
+    // The report names its film, says it measures baselines, lays out the
+    // paper's tables and draws the main characters' trajectories.
+    let html =
+        String::from_utf8(read(ws.path().join("reports/the-second-key/report.html"))).unwrap();
+    for part in [
+        "moviegraph evaluation report — the-second-key",
+        "Offline baseline.",
+        "Overall and per top-level category",
+        "Mental-state trajectories",
+        "<th>Mara Ellis</th>",
+    ] {
+        assert!(html.contains(part), "{part}");
+    }
     assert!(ws.path().join("moviegraph.db").is_file());
     let acts = actions(&out);
     assert_eq!(acts.len(), 6, "{out}");

@@ -52,6 +52,16 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
     if let Some(score) = &film.out.graph_score {
         report.html = crate::eval::html::with_graph_score(&report.html, score);
     }
+    // The main characters' trajectories, from the graph the trees came from.
+    if let Some(key) = &film.graph_key {
+        let build = film.store.graph_build(film.id, key)?;
+        let graph = crate::graph::Graph::assemble(&film.slug, &film.store.graph_candidates(build)?);
+        let paths = crate::graph::trajectory::trajectories(
+            &graph,
+            crate::graph::trajectory::TRAJECTORY_CHARACTERS,
+        );
+        report.html = crate::eval::html::with_trajectories(&report.html, &paths);
+    }
     let texts = [&report.html, &report.json, &report.csv];
     let mut outputs = BTreeMap::new();
     for (path, text) in files.iter().zip(&texts) {
