@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use moviegraph::align::eval::{evaluate, EvalReport, Gold};
 use moviegraph::align::{export, AlignOptions, Alignment};
-use moviegraph::embed::{CachedEmbedder, Embedder};
+use moviegraph::embed::{CachedEmbedder, Chunked, Embedder};
 use moviegraph::media::shots::FrameRate;
 use moviegraph::media::subtitles::format_ms;
 use moviegraph::store::{self, Store, STORE_ENV};
@@ -142,13 +142,32 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         Some(path) => Some(Store::open(path)?),
         None => None,
     };
+    // A long embedding pass (MiniLM on a feature film) shows its progress on
+    // a terminal; the bar stays hidden when stderr is redirected.
+    // Hidden until the first chunk, so an embedder that batches nothing (the
+    // hashed baseline) draws no bar at all.
+    let bar = indicatif::ProgressBar::hidden();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "embedding {msg} {bar:30} {pos}/{len} texts · ETA {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(embedder.name().to_owned());
+    let chunked = Chunked::new(embedder.as_ref(), |done, total| {
+        if bar.is_hidden() {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
     let cached;
     let embedder: &dyn Embedder = match &store {
         Some(store) => {
-            cached = CachedEmbedder::new(embedder.as_ref(), store);
+            cached = CachedEmbedder::new(&chunked, store);
             &cached
         }
-        None => embedder.as_ref(),
+        None => &chunked,
     };
     let film = match &args.film {
         Some(slug) => slug.clone(),
@@ -159,6 +178,7 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         _ => None,
     };
     let aligned = align_film(inputs, &opts, embedder, save)?;
+    bar.finish_and_clear();
     if let (Some(_), Some(path)) = (&args.store, &store_path) {
         tracing::info!(
             "stored the alignment of film {film} in {} ({} blocks)",

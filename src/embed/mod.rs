@@ -15,6 +15,7 @@
 //!   through the model layer (`crate::llm`: retries, cache, accounting).
 
 mod cached;
+mod chunked;
 mod hashed;
 mod minilm;
 mod remote;
@@ -26,6 +27,7 @@ use std::path::PathBuf;
 pub use crate::llm::model_dir;
 
 pub use cached::CachedEmbedder;
+pub use chunked::{Chunked, CHUNK};
 pub use hashed::{HashedNgramEmbedder, HASH_DIMS};
 pub use minilm::{MiniLmEmbedder, MINILM_DIMS, MINILM_FILES, MINILM_MAX_TOKENS};
 pub use remote::RemoteEmbedder;

@@ -119,7 +119,14 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
             .with_context(|| format!("stage align, film {}", film.slug))?;
             // Vectors are cached in the store: a rerun after a change elsewhere
             // embeds nothing again.
-            let cached = crate::embed::CachedEmbedder::new(film.p.embedder.0.as_ref(), &film.store);
+            // A long MiniLM pass moves the film's bar: texts embedded of those asked.
+            let bar = film.bar.bar.clone();
+            let chunked =
+                crate::embed::Chunked::new(film.p.embedder.0.as_ref(), move |done, total| {
+                    bar.set_length(total as u64);
+                    bar.set_position(done as u64);
+                });
+            let cached = crate::embed::CachedEmbedder::new(&chunked, &film.store);
             let aligned = align_film(
                 inputs,
                 &AlignOptions::default(),
@@ -128,6 +135,9 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
             )?;
             let (alignment, elapsed, shots) =
                 (&aligned.alignment, aligned.elapsed, &aligned.inputs.shots);
+            // The embedding pass may have moved the bar; the stage is one step.
+            film.bar.bar.set_length(1);
+            film.bar.bar.set_position(0);
             film.bar.inc(1);
             let s = &alignment.summary;
             let mut detail = String::new();
