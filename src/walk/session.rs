@@ -102,6 +102,17 @@ pub fn reply_text(format: Format, choice: &[String], text: &str) -> String {
     }
 }
 
+/// A stored reply as the person gave it, for showing back to them: the
+/// answer inside the `[[…]]` the protocol stores (a person never sees the
+/// models' format).
+pub fn shown_reply(reply: &str) -> &str {
+    let r = reply.trim();
+    r.strip_prefix("[[")
+        .and_then(|r| r.strip_suffix("]]"))
+        .unwrap_or(r)
+        .trim()
+}
+
 /// What a session tells the interface.
 #[derive(Debug)]
 pub enum SessionEvent {
@@ -303,6 +314,14 @@ fn run_session(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_reply_is_shown_back_without_the_models_brackets() {
+        assert_eq!(super::shown_reply("[[A, C]]"), "A, C");
+        assert_eq!(super::shown_reply(" [[she took it]] "), "she took it");
+        assert_eq!(super::shown_reply("no brackets"), "no brackets");
+    }
+
     use super::*;
 
     #[test]

@@ -412,17 +412,16 @@ impl App {
         } else {
             body[1]
         };
-        let (title, lines) = match self.mode {
-            Mode::Test => (" question ", self.test_lines(main.width)),
-            Mode::Explore => (" node ", self.explore_lines(main.width)),
-        };
-        frame.render_widget(
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .scroll((self.scroll, 0))
-                .block(Block::default().borders(Borders::ALL).title(title)),
-            main,
-        );
+        match self.mode {
+            Mode::Test => self.draw_test(frame, main),
+            Mode::Explore => frame.render_widget(
+                Paragraph::new(self.explore_lines(main.width))
+                    .wrap(Wrap { trim: false })
+                    .scroll((self.scroll, 0))
+                    .block(Block::default().borders(Borders::ALL).title(" node ")),
+                main,
+            ),
+        }
         let help = match self.mode {
             Mode::Test => {
                 "letters: choose · type: open answer · Enter: confirm · Backspace: clear · \
@@ -500,8 +499,50 @@ impl App {
         lines
     }
 
-    fn test_lines(&self, width: u16) -> Vec<Line<'static>> {
+    /// Test mode: the question, its options and the answer line in a pane
+    /// that never scrolls, the excerpt and keyframes under it in one that
+    /// PgUp/PgDn scroll, so a long excerpt never hides what is asked.
+    fn draw_test(&self, frame: &mut Frame, area: ratatui::layout::Rect) {
+        let (asked, context) = self.test_parts(area.width);
+        let question = |lines| {
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .block(Block::default().borders(Borders::ALL).title(" question "))
+        };
+        if context.is_empty() {
+            frame.render_widget(question(asked), area);
+            return;
+        }
+        let inner = usize::from(area.width.saturating_sub(2)).max(1);
+        let rows: usize = asked.iter().map(|l| wrapped_rows(l, inner)).sum();
+        let height = u16::try_from(rows + 2)
+            .unwrap_or(u16::MAX)
+            .min(area.height.saturating_mul(3) / 5)
+            .max(3);
+        let parts = Layout::default()
+            .direction(Direction::Vertical)
+            .constraints([Constraint::Length(height), Constraint::Min(3)])
+            .split(area);
+        frame.render_widget(question(asked), parts[0]);
+        frame.render_widget(
+            Paragraph::new(context)
+                .wrap(Wrap { trim: false })
+                .scroll((self.scroll, 0))
+                .block(
+                    Block::default()
+                        .borders(Borders::ALL)
+                        .title(" excerpt · PgUp/PgDn scroll "),
+                ),
+            parts[1],
+        );
+    }
+
+    /// What test mode shows: what is asked (the position, the premise, the
+    /// question, its options, the answer so far), and its context (the
+    /// excerpt and the keyframes' previews).
+    fn test_parts(&self, width: u16) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
         let mut lines = Vec::new();
+        let mut context = Vec::new();
         if let Some(p) = &self.pending {
             let tree_nodes = self.trees.get(p.tree_index).map_or(0, |t| t.nodes.len());
             lines.push(Line::from(Span::styled(
@@ -545,13 +586,13 @@ impl App {
                 Style::default().add_modifier(Modifier::BOLD),
             )));
             if !excerpt.trim().is_empty() {
-                lines.push(Line::from(""));
-                lines.extend(text_lines(excerpt.trim_end()));
+                context.extend(text_lines(excerpt.trim_end()));
             }
-            // After the answer line, so a tall preview never hides it.
             if !p.images.is_empty() {
-                lines.push(Line::from(""));
-                lines.extend(self.keyframe_lines(&p.images, width));
+                if !context.is_empty() {
+                    context.push(Line::from(""));
+                }
+                context.extend(self.keyframe_lines(&p.images, width));
             }
         } else {
             match &self.finished {
@@ -567,7 +608,7 @@ impl App {
                 None => lines.push(Line::from("Loading the next question…")),
             }
         }
-        lines
+        (lines, context)
     }
 
     fn explore_lines(&self, width: u16) -> Vec<Line<'static>> {
@@ -690,7 +731,11 @@ impl App {
                     .iter()
                     .filter(|(t, ..)| Some(t) == tree.as_ref())
                     .map(|(_, node, phase, reply)| {
-                        Line::from(format!("{node} (phase {}): {reply}", phase.number()))
+                        Line::from(format!(
+                            "{node} (phase {}): {}",
+                            phase.number(),
+                            super::session::shown_reply(reply)
+                        ))
                     })
                     .collect()
             }
@@ -702,6 +747,28 @@ impl App {
 /// parts: the phase-2 premise (its first paragraph when it is a thought
 /// experiment), the rest of the lead (excerpt, keyframe note), and the
 /// question with how to answer.
+/// Rows a line takes when wrapped at word boundaries to `width` columns
+/// (as the paragraph wraps it; a word longer than the width is broken).
+fn wrapped_rows(line: &Line<'_>, width: usize) -> usize {
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    let mut rows = 1;
+    let mut used = 0;
+    for word in text.split(' ') {
+        let w = word.chars().count();
+        let need = if used == 0 { w } else { used + 1 + w };
+        if need <= width {
+            used = need;
+        } else if w <= width {
+            rows += 1;
+            used = w;
+        } else {
+            rows += (used + w).div_ceil(width).saturating_sub(1).max(1);
+            used = (used + w) % width;
+        }
+    }
+    rows
+}
+
 fn split_prompt(text: &str) -> (Option<&str>, &str, &str) {
     let at = text.rfind("Question: ").unwrap_or(0);
     let (lead, question) = text.split_at(at);

@@ -29,7 +29,7 @@ use tokio::sync::Mutex;
 use super::explore::GraphLabels;
 use super::explore::{gold_text, path_to, reason_text, trigger_text};
 use super::keyframes::{KeyframeRefusal, Keyframes};
-use super::session::{check_annotator, reply_text, Prompt, SessionEvent, TestSession};
+use super::session::{check_annotator, reply_text, shown_reply, Prompt, SessionEvent, TestSession};
 use crate::eval::prompt::Phase;
 use crate::eval::protocol::RunProgress;
 use crate::trees::schema::{Format, Tree};
@@ -411,7 +411,7 @@ async fn test_page(
                         "<li><code>{}</code> (phase {}): {}</li>",
                         esc(node),
                         phase.number(),
-                        esc(reply)
+                        esc(shown_reply(reply))
                     )
                 })
                 .collect();

@@ -185,6 +185,11 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("node n3 · phase 2");
     assert!(screen.contains("Thought experiment"), "{screen}");
+    // The path shows the answers as given, never the models' [[…]] format.
+    assert!(
+        screen.contains("n2 (phase 1): A, C") && !screen.contains("[["),
+        "{screen}"
+    );
     tmux.text("she believes someone took the key");
     tmux.wait_for("Your answer: she believes someone took the key_");
     tmux.keys(&["Enter"]);
@@ -206,4 +211,59 @@ fn a_person_walks_a_tree_in_the_terminal_and_the_run_is_stored() {
     );
 
     common::walk::check_anas_run(dir.path());
+}
+
+#[test]
+fn with_a_long_excerpt_the_question_and_options_stay_on_screen_and_no_model_format_shows() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("skipping: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("trees")).unwrap();
+    // The tiny tree with an excerpt of 120 lines: three screens of a 40-row terminal.
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/walk/tiny.jsonl"),
+    )
+    .unwrap();
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(nodes) = v["nodes"].as_array_mut() {
+            let long: Vec<String> = (1..=120)
+                .map(|i| format!("MARA: line {i} of a scene that goes on and on."))
+                .collect();
+            nodes[0]["context"]["excerpt"] = serde_json::Value::String(long.join("\n"));
+        }
+        lines.push(v.to_string());
+    }
+    std::fs::write(dir.path().join("trees/tiny.jsonl"), lines.join("\n") + "\n").unwrap();
+    let tmux = Tmux {
+        socket: format!("moviegraph-walk-long-{}", std::process::id()),
+    };
+    tmux.start(dir.path());
+    let screen = tmux.wait_for("node n1");
+    assert!(screen.contains("What does Mara believe"), "{screen}");
+    for option in ["A. That someone took it", "B. That she lost it at sea"] {
+        assert!(screen.contains(option), "option on screen: {screen}");
+    }
+    assert!(screen.contains("line 1 of a scene"), "{screen}");
+    assert!(
+        !screen.contains("line 120 of a scene"),
+        "the excerpt scrolls: {screen}"
+    );
+    assert!(
+        !screen.contains("[["),
+        "no model answer format reaches a person: {screen}"
+    );
+    assert!(
+        screen.contains("PgUp") && screen.contains("PgDn"),
+        "{screen}"
+    );
+    // Scrolling the excerpt keeps the question where it was.
+    tmux.keys(&["PgDn", "PgDn", "PgDn", "PgDn", "PgDn"]);
+    let screen = tmux.wait_for("What does Mara believe");
+    assert!(!screen.contains("line 1 of a scene "), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("EXITED 0");
 }
