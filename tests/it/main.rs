@@ -31,6 +31,8 @@ mod plaintext;
 mod plaintext_hard;
 mod provenance;
 mod run;
+mod run_films;
+mod run_subtitles;
 mod shots;
 mod subtitle_fixtures;
 mod subtitles;

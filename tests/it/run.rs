@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use moviegraph_loopback::{LoopbackServer, Reply, Request, Responder, ServerOptions};
 use sha2::{Digest, Sha256};
 
-const FILM: &str = "screenplays/the-second-key";
-const GRAPH: &str = "graphs/the-second-key.json";
+pub(crate) const FILM: &str = "screenplays/the-second-key";
+pub(crate) const GRAPH: &str = "graphs/the-second-key.json";
 const TREES: &str = "trees/the-second-key.jsonl";
 const REPORTS: [&str; 3] = [
     "reports/the-second-key/report.html",
@@ -22,7 +22,7 @@ const REPORTS: [&str; 3] = [
     "reports/the-second-key/report.csv",
 ];
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -36,7 +36,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// A workspace holding the sample film and its keyframes where the repository has them.
-fn workspace() -> tempfile::TempDir {
+pub(crate) fn workspace() -> tempfile::TempDir {
     let ws = tempfile::tempdir().unwrap();
     let root = common::root();
     copy_dir(&root.join(FILM), &ws.path().join(FILM));
@@ -47,7 +47,7 @@ fn workspace() -> tempfile::TempDir {
     ws
 }
 
-fn command(cwd: &Path, args: &[&str]) -> Command {
+pub(crate) fn command(cwd: &Path, args: &[&str]) -> Command {
     let mut c = crate::common::moviegraph_offline();
     c.args(args)
         .current_dir(cwd)
@@ -57,7 +57,7 @@ fn command(cwd: &Path, args: &[&str]) -> Command {
     c
 }
 
-fn run(cwd: &Path, args: &[&str]) -> String {
+pub(crate) fn run(cwd: &Path, args: &[&str]) -> String {
     let o: Output = command(cwd, args).output().unwrap();
     assert!(
         o.status.success(),
@@ -97,7 +97,7 @@ fn action_of<'a>(
         .unwrap_or_else(|| panic!("no line for stage {stage} in {acts:?}"))
 }
 
-fn read(path: PathBuf) -> Vec<u8> {
+pub(crate) fn read(path: PathBuf) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -291,84 +291,6 @@ fn reruns_skip_current_stages_and_redo_changed_ones_and_those_after() {
 }
 
 #[test]
-fn several_films_run_at_once_and_each_gets_its_own_files() {
-    let ws = workspace();
-    let cwd = ws.path();
-    // A second film: the sample under another name (no keyframes beside it).
-    copy_dir(&cwd.join(FILM), &cwd.join("other/copy-film"));
-    let out = run(
-        cwd,
-        &[
-            "run",
-            FILM,
-            "other/copy-film",
-            "--jobs",
-            "2",
-            "--bootstrap",
-            "20",
-        ],
-    );
-    assert!(out.contains("done: 2 of 2 films"), "{out}");
-    for f in [
-        "graphs/copy-film.json",
-        "trees/copy-film.jsonl",
-        "reports/copy-film/report.html",
-        "reports/corpus/report.html",
-        "reports/corpus/report.json",
-        "reports/corpus/report.csv",
-    ] {
-        assert!(cwd.join(f).is_file(), "{f}\n{out}");
-    }
-    // Several films: one line each, then the corpus; the stages behind -v.
-    let film_lines: Vec<&str> = out.lines().filter(|l| l.starts_with("film ")).collect();
-    assert_eq!(film_lines.len(), 2, "{out}");
-    assert!(
-        film_lines
-            .iter()
-            .all(|l| l.contains("stages ran") && l.contains("accuracy random")),
-        "{out}"
-    );
-    assert!(!out.contains("stage align:"), "details only with -v: {out}");
-    assert!(out.contains("corpus of 2 films"), "{out}");
-    // The corpus pools each subject over both films: twice one film's trees and answers.
-    let corpus: serde_json::Value =
-        serde_json::from_slice(&read(cwd.join("reports/corpus/report.json"))).unwrap();
-    let one: serde_json::Value =
-        serde_json::from_slice(&read(cwd.join("reports/the-second-key/report.json"))).unwrap();
-    assert_eq!(
-        corpus["header"]["films"],
-        serde_json::json!(["copy-film", "the-second-key"])
-    );
-    for (pooled, single) in corpus["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(one["runs"].as_array().unwrap())
-    {
-        assert_eq!(pooled["subject"], single["subject"]);
-        assert_eq!(
-            pooled["run"],
-            format!("corpus-{}", single["subject"].as_str().unwrap())
-        );
-        assert_eq!(pooled["trees"], 2 * single["trees"].as_u64().unwrap());
-        assert_eq!(pooled["answers"], 2 * single["answers"].as_u64().unwrap());
-    }
-    let verbose = run(cwd, &["run", FILM, "other/copy-film", "-v"]);
-    assert!(
-        verbose.contains("film copy-film (other/copy-film)"),
-        "{verbose}"
-    );
-    assert!(read(cwd.join(GRAPH)) == read(common::root().join(GRAPH)));
-    // Two folders with one name would write the same files.
-    copy_dir(&cwd.join(FILM), &cwd.join("b/the-second-key"));
-    let o = command(cwd, &["run", FILM, "b/the-second-key"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("same film name"));
-}
-
-#[test]
 fn a_subject_that_is_neither_a_baseline_nor_configured_is_refused() {
     let ws = workspace();
     let o = command(ws.path(), &["run", FILM, "--subject", "gpt-4o"])
@@ -381,71 +303,6 @@ fn a_subject_that_is_neither_a_baseline_nor_configured_is_refused() {
         "{err}"
     );
     assert!(!ws.path().join(GRAPH).exists(), "nothing ran");
-}
-
-#[test]
-fn malformed_subtitle_cues_are_warned_of_by_line_and_a_mostly_broken_file_stops_the_film() {
-    let ws = workspace();
-    let srt = ws.path().join(FILM).join("subtitles.srt");
-    let text = std::fs::read_to_string(&srt).unwrap();
-    // Break the start time of every `every`-th cue.
-    let broken = |every: usize| -> String {
-        let mut k = 0;
-        text.lines()
-            .map(|l| {
-                if l.contains(" --> ") {
-                    k += 1;
-                    if k % every == 0 {
-                        return l.replacen(',', "x", 1);
-                    }
-                }
-                l.to_owned()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    std::fs::write(&srt, broken(20)).unwrap();
-    let o = command(ws.path(), &["run", FILM, "--store", "w.db"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    assert!(
-        err.contains("subtitles.srt:") && err.contains("cue skipped"),
-        "each problem with its file and line: {err}"
-    );
-    assert!(err.contains("5 of 106 cues skipped as malformed"), "{err}");
-    // Redirected, the log has no colour codes.
-    assert!(!err.contains('\u{1b}'), "{err}");
-    // One cue in ten broken (10 of 106): more than 5 %, so the film stops before
-    // align, naming the first bad line and the flag that aligns it anyway.
-    std::fs::write(&srt, broken(10)).unwrap();
-    let o = command(ws.path(), &["run", FILM, "--store", "w.db"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success(), "{err}");
-    assert!(
-        err.contains("10 of 106 cues (9.4 %) are malformed") && err.contains("--allow-bad-cues"),
-        "{err}"
-    );
-    assert!(err.contains("subtitles.srt: 10 of 106"), "{err}");
-    let o = command(
-        ws.path(),
-        &["run", FILM, "--store", "w.db", "--allow-bad-cues"],
-    )
-    .output()
-    .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    assert!(err.contains("10 of 106 cues skipped as malformed"), "{err}");
-    std::fs::write(&srt, broken(1).replacen('x', ",", 20)).unwrap();
-    let o = command(ws.path(), &["run", FILM, "--store", "w.db"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success(), "{err}");
-    assert!(err.contains("86 of 106 cues are malformed"), "{err}");
 }
 
 /// SplitMix64, so the kill points are reproducible from the seed.
