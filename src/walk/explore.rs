@@ -92,6 +92,17 @@ impl GraphLabels {
         out
     }
 
+    /// A tree's anchor in words: its elements, in order, joined by arrows.
+    pub fn describe_anchor(&self, tree: &Tree) -> String {
+        let parts: Vec<&str> = tree
+            .anchor
+            .elements
+            .iter()
+            .map(|id| self.describe(id))
+            .collect();
+        parts.join(" → ")
+    }
+
     /// The element in words, or its id when no graph names it.
     pub fn describe<'a>(&'a self, id: &'a str) -> &'a str {
         self.labels.get(id).map_or(id, String::as_str)

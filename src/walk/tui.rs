@@ -682,16 +682,10 @@ impl App {
         for id in &node.derived_from {
             lines.push(Line::from(format!("  • {}", graph.describe(id))));
         }
-        let anchor: Vec<&str> = tree
-            .anchor
-            .elements
-            .iter()
-            .map(|id| graph.describe(id))
-            .collect();
         lines.push(Line::from(format!(
             "Tree anchor ({:?}): {}",
             tree.anchor.kind,
-            anchor.join(" → ")
+            graph.describe_anchor(tree)
         )));
         lines.push(Line::from(""));
         lines.push(Line::from("Screenplay excerpt:"));

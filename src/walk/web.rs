@@ -595,17 +595,11 @@ async fn explore_page(
             esc(graph.describe(id))
         );
     }
-    let anchor: Vec<&str> = tree
-        .anchor
-        .elements
-        .iter()
-        .map(|id| graph.describe(id))
-        .collect();
     let _ = write!(
         body,
         "</ul><p class=meta>tree anchor ({:?}): {}</p>",
         tree.anchor.kind,
-        esc(&anchor.join(" → "))
+        esc(&graph.describe_anchor(tree))
     );
     let _ = write!(
         body,
