@@ -21,7 +21,7 @@ use moviegraph::workspace::eval::{
 };
 use moviegraph::workspace::lock::WriterLock;
 
-use super::models::ModelFlags;
+use super::models::EvalRoleFlags;
 use super::{emit, Outcome};
 
 /// Two-phase evaluation: `eval run` asks, `eval report` computes the metrics.
@@ -66,7 +66,7 @@ pub struct EvalRunArgs {
     /// The configuration and role flags: --subject (a baseline name or a configured
     /// model), --judge (a configured model), --config.
     #[command(flatten)]
-    models: ModelFlags,
+    models: EvalRoleFlags,
     /// Stop before the run's model calls would cost more than this (in the
     /// configured price units); rerun to resume.
     #[arg(long, value_name = "COST")]
@@ -159,7 +159,7 @@ struct Cast {
 }
 
 /// Resolves `--subject` and `--judge` against the baselines and the configuration.
-fn cast(flags: &ModelFlags, config: &Config) -> anyhow::Result<Cast> {
+fn cast(flags: &EvalRoleFlags, config: &Config) -> anyhow::Result<Cast> {
     if flags.subjects().len() > 1 {
         bail!(
             "`eval run` takes one --subject (got {}); `moviegraph run` evaluates several",
@@ -192,8 +192,7 @@ fn cast(flags: &ModelFlags, config: &Config) -> anyhow::Result<Cast> {
 
 fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     // `--subject` may name a baseline, which the configuration does not know.
-    let flags = args.models.without_subject();
-    let config = flags.load()?;
+    let config = args.models.load_without_subject()?;
     let cast = cast(&args.models, &config)?;
     let store_path = store::resolve_path(args.store.as_deref());
     let _lock = WriterLock::acquire(&store_path, "moviegraph eval run", args.wait.mode())?;

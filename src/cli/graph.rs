@@ -21,7 +21,7 @@ use moviegraph::workspace::film::{self, FilmFolder};
 use moviegraph::workspace::graph::{build_graph, export_graph, latest_build};
 use moviegraph::workspace::lock::WriterLock;
 
-use super::models::ModelFlags;
+use super::models::GraphRoleFlags;
 use super::{emit, Outcome};
 
 /// Build, inspect, review and export a film's verified Social-Causal Graph.
@@ -92,7 +92,7 @@ pub struct BuildArgs {
     /// The models of the generator, auditors and adjudicator roles (a role on a
     /// `rules` model runs the native rules role).
     #[command(flatten)]
-    models: ModelFlags,
+    models: GraphRoleFlags,
     #[command(flatten)]
     wait: super::WaitArgs,
 }

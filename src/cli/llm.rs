@@ -16,7 +16,7 @@ use moviegraph::llm::{ChatResponse, Llm, LlmError};
 use moviegraph::store::{self, RoleTotals, RunId, Store};
 use tokio::sync::Semaphore;
 
-use super::models::ModelFlags;
+use super::models::ConfigFlag;
 use super::{emit, Outcome};
 
 /// Model calls in bulk: OpenAI Batch API JSONL files run online through the
@@ -59,7 +59,7 @@ pub struct Common {
     #[arg(long, default_value = "batch")]
     role: String,
     #[command(flatten)]
-    models: ModelFlags,
+    models: ConfigFlag,
 }
 
 /// Options of `llm run-batch`.

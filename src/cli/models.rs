@@ -58,39 +58,91 @@ pub struct GeneratorFlags {
 impl GeneratorFlags {
     /// Loads the configuration and applies `--generator`.
     pub fn load(&self) -> anyhow::Result<Config> {
-        let mut overrides = RoleOverrides::default();
-        if let Some(name) = &self.generator {
-            overrides.roles.push((Role::Generator, vec![name.clone()]));
-        }
-        Ok(Config::load(self.config.as_deref(), &overrides)?)
+        load_with(
+            self.config.as_deref(),
+            &[(Role::Generator, self.generator.as_ref())],
+            None,
+        )
     }
 }
 
-impl ModelFlags {
+/// Loads the configuration at `config` with each given role flag applied.
+fn load_with(
+    config: Option<&std::path::Path>,
+    roles: &[(Role, Option<&String>)],
+    auditors: Option<&Vec<String>>,
+) -> anyhow::Result<Config> {
+    let mut overrides = RoleOverrides::default();
+    for (role, name) in roles {
+        if let Some(name) = name {
+            overrides.roles.push((*role, vec![(*name).clone()]));
+        }
+    }
+    if let Some(names) = auditors {
+        overrides.roles.push((Role::Auditors, names.clone()));
+    }
+    Ok(Config::load(config, &overrides)?)
+}
+
+/// The configuration file and the graph-building roles: the flags of
+/// `graph build`, which calls no subject, judge or embedder.
+#[derive(Debug, Clone, Args)]
+pub struct GraphRoleFlags {
+    /// The configuration (default: ./moviegraph.toml if present, else every role
+    /// on the offline `rules` backend).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Model for the generator role (proposes graph elements).
+    #[arg(long, value_name = "MODEL")]
+    generator: Option<String>,
+    /// Models for the auditors role (comma-separated, two or more).
+    #[arg(long, value_name = "MODELS", value_delimiter = ',')]
+    auditors: Option<Vec<String>>,
+    /// Model for the adjudicator role (settles what the auditors split on).
+    #[arg(long, value_name = "MODEL")]
+    adjudicator: Option<String>,
+}
+
+impl GraphRoleFlags {
     /// Loads the configuration and applies the role flags.
     pub fn load(&self) -> anyhow::Result<Config> {
-        let mut overrides = RoleOverrides::default();
-        let single = [
-            (Role::Generator, &self.generator),
-            (Role::Adjudicator, &self.adjudicator),
-            (Role::Subject, &self.subject.first().cloned()),
-            (Role::Judge, &self.judge),
-            (Role::Embedder, &self.embedder),
-        ];
-        for (role, name) in single {
-            if let Some(name) = name {
-                overrides.roles.push((role, vec![name.clone()]));
-            }
-        }
-        if let Some(names) = &self.auditors {
-            overrides.roles.push((Role::Auditors, names.clone()));
-        }
-        Ok(Config::load(self.config.as_deref(), &overrides)?)
+        load_with(
+            self.config.as_deref(),
+            &[
+                (Role::Generator, self.generator.as_ref()),
+                (Role::Adjudicator, self.adjudicator.as_ref()),
+            ],
+            self.auditors.as_ref(),
+        )
     }
+}
 
-    /// The first `--subject` value, if given.
-    pub fn subject(&self) -> Option<&str> {
-        self.subject.first().map(String::as_str)
+/// The configuration file and the evaluation roles: the flags of `eval run`,
+/// which calls no generator, auditor, adjudicator or embedder.
+#[derive(Debug, Clone, Args)]
+pub struct EvalRoleFlags {
+    /// The configuration (default: ./moviegraph.toml if present, else every role
+    /// on the offline `rules` backend).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The subject (the model under test): an offline baseline or a configured
+    /// model.
+    #[arg(long = "subject", value_name = "MODEL")]
+    subject: Vec<String>,
+    /// Model for the judge role (scores open answers).
+    #[arg(long, value_name = "MODEL")]
+    judge: Option<String>,
+}
+
+impl EvalRoleFlags {
+    /// Loads the configuration and applies `--judge` (`--subject` may name a
+    /// baseline, which the configuration does not know, so it is not applied).
+    pub fn load_without_subject(&self) -> anyhow::Result<Config> {
+        load_with(
+            self.config.as_deref(),
+            &[(Role::Judge, self.judge.as_ref())],
+            None,
+        )
     }
 
     /// Every `--subject` value, in the order given.
@@ -98,9 +150,64 @@ impl ModelFlags {
         &self.subject
     }
 
+    /// The first `--subject` value, if given.
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.first().map(String::as_str)
+    }
+
     /// The `--judge` value, if given.
     pub fn judge(&self) -> Option<&str> {
         self.judge.as_deref()
+    }
+}
+
+/// The configuration file alone: for commands that name their model
+/// themselves (`llm run-batch --model`).
+#[derive(Debug, Clone, Args)]
+pub struct ConfigFlag {
+    /// The configuration (default: ./moviegraph.toml if present, else every role
+    /// on the offline `rules` backend).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+impl ConfigFlag {
+    /// Loads the configuration and opens the model layer on its own
+    /// connection to the store at `store_path`.
+    pub fn open_llm(
+        &self,
+        store_path: &std::path::Path,
+        run_label: &str,
+        max_cost: Option<f64>,
+    ) -> anyhow::Result<Llm> {
+        Ok(moviegraph::workspace::cast::open_llm(
+            load_with(self.config.as_deref(), &[], None)?,
+            store_path,
+            run_label,
+            max_cost,
+        )?)
+    }
+}
+
+impl ModelFlags {
+    /// Loads the configuration and applies the role flags.
+    pub fn load(&self) -> anyhow::Result<Config> {
+        load_with(
+            self.config.as_deref(),
+            &[
+                (Role::Generator, self.generator.as_ref()),
+                (Role::Adjudicator, self.adjudicator.as_ref()),
+                (Role::Subject, self.subject.first()),
+                (Role::Judge, self.judge.as_ref()),
+                (Role::Embedder, self.embedder.as_ref()),
+            ],
+            self.auditors.as_ref(),
+        )
+    }
+
+    /// Every `--subject` value, in the order given.
+    pub fn subjects(&self) -> &[String] {
+        &self.subject
     }
 
     /// The `--embedder` value, if given.
@@ -129,24 +236,6 @@ impl ModelFlags {
             subject: Vec::new(),
             ..self.clone()
         }
-    }
-
-    /// Loads the configuration and opens the model layer on its own
-    /// connection to the store at `store_path` (SQLite in WAL mode lets a stage
-    /// hold another connection to the same file), so a stage that writes its
-    /// own tables never waits on the model layer's lock.
-    pub fn open_llm(
-        &self,
-        store_path: &std::path::Path,
-        run_label: &str,
-        max_cost: Option<f64>,
-    ) -> anyhow::Result<Llm> {
-        Ok(moviegraph::workspace::cast::open_llm(
-            self.load()?,
-            store_path,
-            run_label,
-            max_cost,
-        )?)
     }
 }
 

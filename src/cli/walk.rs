@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Args;
@@ -52,11 +53,40 @@ pub struct WalkArgs {
     /// says so).
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST), requires = "serve")]
     host: IpAddr,
+    /// How long an annotator's test session in --serve may go without a page
+    /// before it is closed, freeing its thread and database connection: a number
+    /// with s, m or h (`90s`, `30m`, `2h`; a bare number is minutes). Nothing is
+    /// lost: every answer is stored as it is given, and the next page resumes.
+    #[arg(long, default_value = "30m", value_parser = parse_idle, requires = "serve")]
+    session_idle: Duration,
     /// The workspace root that the trees' keyframe paths are relative to (default: the
     /// current folder). Only keyframes the trees reference, inside
     /// `ROOT/keyframes/<film>/`, are served.
     #[arg(long)]
     root: Option<PathBuf>,
+}
+
+/// Reads `--session-idle`: `90s`, `30m`, `2h`, or a bare number of minutes.
+fn parse_idle(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&text[..i], c),
+        _ => (text, 'm'),
+    };
+    let seconds_per = match unit {
+        's' => 1.0,
+        'm' => 60.0,
+        'h' => 3600.0,
+        _ => return Err(format!("unknown unit `{unit}` in `{text}`: use s, m or h")),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration such as 90s, 30m or 2h"))?;
+    if !(value > 0.0 && value.is_finite()) || value * seconds_per > 7.0 * 86_400.0 {
+        return Err(format!("`{text}`: give more than 0 and at most a week"));
+    }
+    Ok(Duration::from_secs_f64(value * seconds_per))
 }
 
 /// What to tell a person who serves the walker beyond this machine: it has
@@ -128,6 +158,7 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
                     annotator: args.annotator.clone(),
                     explore: args.explore,
                     graph,
+                    session_idle: args.session_idle,
                 },
             )
             .await
@@ -203,5 +234,17 @@ mod tests {
         );
         let lan = exposure_warning("192.168.1.20".parse().unwrap()).unwrap();
         assert!(lan.contains("192.168.1.20"), "{lan}");
+    }
+
+    #[test]
+    fn session_idle_reads_seconds_minutes_hours_and_bare_minutes() {
+        assert_eq!(parse_idle("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_idle("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_idle("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_idle("5"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_idle("0.5s"), Ok(Duration::from_millis(500)));
+        for bad in ["", "0", "-3m", "3d", "soon", "1e9h", "NaNs"] {
+            assert!(parse_idle(bad).is_err(), "{bad:?} accepted");
+        }
     }
 }

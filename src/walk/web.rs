@@ -9,8 +9,9 @@
 //! started with `--explore`, explore mode, never both: the other mode's routes answer
 //! 403 with how to start the right walker. Each annotator's test is a
 //! [`TestSession`] (a protocol thread and a store connection); at most
-//! [`MAX_LIVE_SESSIONS`] are live, the least recently used closed first, and a
-//! closed or restarted session resumes from the store on its annotator's next page.
+//! [`MAX_LIVE_SESSIONS`] are live, the least recently used closed first; one unused
+//! for [`WebOptions::session_idle`] is closed too; and a closed or restarted
+//! session resumes from the store on its annotator's next page.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -50,7 +51,13 @@ pub struct WebOptions {
     pub explore: bool,
     /// The graph elements in words, for explore mode.
     pub graph: GraphLabels,
+    /// How long a test session may go unused before it is closed (its answers
+    /// are all stored; the annotator's next page resumes it).
+    pub session_idle: Duration,
 }
+
+/// The default of [`WebOptions::session_idle`]: half an hour without a page.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 
 /// The page a test walker answers for `/explore/…`, and an explore walker for `/test…`.
 fn wrong_walker(state: &WebState) -> Response {
@@ -90,6 +97,39 @@ struct WebSession {
 /// answer it took is stored, and its annotator's next page resumes it).
 pub const MAX_LIVE_SESSIONS: usize = 16;
 
+/// Removes the sessions unused for longer than `idle` at `now`.
+fn take_idle<V>(
+    sessions: &mut HashMap<String, V>,
+    when: impl Fn(&V) -> Instant,
+    now: Instant,
+    idle: Duration,
+) -> Vec<V> {
+    let stale: Vec<String> = sessions
+        .iter()
+        .filter(|(_, s)| now.saturating_duration_since(when(s)) > idle)
+        .map(|(k, _)| k.clone())
+        .collect();
+    stale
+        .into_iter()
+        .filter_map(|k| sessions.remove(&k))
+        .collect()
+}
+
+/// Closes `sessions`. Closing joins their protocol threads, so it runs off
+/// the async workers; the question each waited on is dropped first, which
+/// lets its thread end.
+fn close(sessions: Vec<WebSession>) {
+    if sessions.is_empty() {
+        return;
+    }
+    tokio::task::spawn_blocking(move || {
+        for mut session in sessions {
+            session.pending = None;
+            drop(session);
+        }
+    });
+}
+
 /// The key of the entry `when` says was used longest ago.
 fn least_recent<K: Clone, V>(map: &HashMap<K, V>, when: impl Fn(&V) -> Instant) -> Option<K> {
     map.iter()
@@ -106,12 +146,19 @@ struct WebState {
 
 /// The walker's routes over `trees`.
 pub fn router(trees: Vec<Tree>, options: WebOptions) -> Router {
-    let state = Arc::new(WebState {
+    routes(state(trees, options))
+}
+
+fn state(trees: Vec<Tree>, options: WebOptions) -> Arc<WebState> {
+    Arc::new(WebState {
         keyframes: Keyframes::new(&options.root, &trees),
         trees,
         options,
         sessions: Mutex::new(HashMap::new()),
-    });
+    })
+}
+
+fn routes(state: Arc<WebState>) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/test", post(start_test))
@@ -122,13 +169,35 @@ pub fn router(trees: Vec<Tree>, options: WebOptions) -> Router {
         .with_state(state)
 }
 
-/// Serves the walker on `listener` until the process ends.
+/// Serves the walker on `listener` until the process ends, closing idle test
+/// sessions as it goes (also while no page is asked for).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     trees: Vec<Tree>,
     options: WebOptions,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(trees, options)).await
+    let state = state(trees, options);
+    let sweeper = Arc::downgrade(&state);
+    let every =
+        (state.options.session_idle / 2).clamp(Duration::from_millis(100), Duration::from_secs(60));
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            let Some(state) = sweeper.upgrade() else {
+                break;
+            };
+            let idle = state.options.session_idle;
+            let stale = take_idle(
+                &mut *state.sessions.lock().await,
+                |s| s.last_used,
+                Instant::now(),
+                idle,
+            );
+            close(stale);
+        }
+    });
+    axum::serve(listener, routes(state)).await
 }
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:62em;margin:1em auto;padding:0 1em;\
@@ -296,21 +365,26 @@ async fn test_page(
             .into_response();
     }
     let mut sessions = state.sessions.lock().await;
+    let now = Instant::now();
+    if let Some(own) = sessions.get_mut(&annotator) {
+        own.last_used = now;
+    }
+    let mut closed = take_idle(
+        &mut sessions,
+        |s| s.last_used,
+        now,
+        state.options.session_idle,
+    );
     if !sessions.contains_key(&annotator) {
-        let mut closed = Vec::new();
         while sessions.len() >= MAX_LIVE_SESSIONS {
             match least_recent(&sessions, |s| s.last_used).and_then(|k| sessions.remove(&k)) {
-                Some(mut old) => {
-                    old.pending = None;
-                    closed.push(old);
-                }
+                Some(old) => closed.push(old),
                 None => break,
             }
         }
-        if !closed.is_empty() {
-            // Closing joins the protocol threads: off the async workers.
-            tokio::task::spawn_blocking(move || drop(closed));
-        }
+    }
+    close(closed);
+    if !sessions.contains_key(&annotator) {
         let started = TestSession::start(
             state.options.store_path.clone(),
             &annotator,
@@ -640,5 +714,22 @@ mod tests {
         .collect();
         assert_eq!(least_recent(&map, |t| *t), Some("ben"));
         assert_eq!(least_recent(&HashMap::<&str, Instant>::new(), |t| *t), None);
+    }
+
+    #[test]
+    fn sessions_unused_past_the_idle_limit_are_taken_and_the_rest_kept() {
+        let t0 = Instant::now();
+        let mut map: HashMap<String, Instant> = [
+            ("old".to_string(), t0),
+            ("edge".to_string(), t0 + Duration::from_secs(40)),
+            ("new".to_string(), t0 + Duration::from_secs(90)),
+        ]
+        .into();
+        let now = t0 + Duration::from_secs(100);
+        let taken = take_idle(&mut map, |t| *t, now, Duration::from_secs(60));
+        assert_eq!(taken, [t0], "only the one unused for 100 s > 60 s");
+        let mut left: Vec<&String> = map.keys().collect();
+        left.sort();
+        assert_eq!(left, ["edge", "new"], "60 s exactly is not past the limit");
     }
 }

@@ -215,6 +215,39 @@ fn help_teaches() {
 }
 
 #[test]
+fn each_command_offers_only_the_role_flags_it_calls() {
+    const ROLES: [&str; 6] = [
+        "--generator",
+        "--auditors",
+        "--adjudicator",
+        "--subject",
+        "--judge",
+        "--embedder",
+    ];
+    for (command, offered) in [
+        (
+            &["graph", "build"][..],
+            &["--generator", "--auditors", "--adjudicator"][..],
+        ),
+        (&["eval", "run"][..], &["--subject", "--judge"][..]),
+        (&["llm", "run-batch"][..], &[][..]),
+        (&["run"][..], &ROLES[..]),
+    ] {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let help = String::from_utf8_lossy(&moviegraph(&args).stdout).into_owned();
+        assert!(help.contains("--config"), "{command:?}:\n{help}");
+        for flag in ROLES {
+            assert_eq!(
+                help.contains(&format!("{flag} <")),
+                offered.contains(&flag),
+                "{command:?} and {flag}:\n{help}"
+            );
+        }
+    }
+}
+
+#[test]
 fn trees_generate_offers_only_the_role_it_calls() {
     let help =
         String::from_utf8_lossy(&moviegraph(&["trees", "generate", "--help"]).stdout).into_owned();

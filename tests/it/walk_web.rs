@@ -363,37 +363,102 @@ fn a_person_answers_a_tree_over_http_and_the_run_is_stored_and_scored() {
     );
 }
 
-/// Threads of a process, from /proc (None where there is no /proc).
-fn threads(pid: u32) -> Option<usize> {
+/// A figure of a process's /proc status (`Threads:`, `VmRSS:` in kB), or None
+/// where there is no /proc.
+fn proc_status(pid: u32, field: &str) -> Option<usize> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("Threads:"))
-        .and_then(|n| n.trim().parse().ok())
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|n| n.split_whitespace().next()?.parse().ok())
+}
+
+/// Starts a test for `name` as the start form does, and opens its page.
+fn start_as(addr: &str, name: &str) {
+    let (status, location, page) = http(addr, "POST", "/test", Some(&format!("annotator={name}")));
+    assert_eq!(
+        (status, location.as_str()),
+        (303, format!("/test/{name}").as_str()),
+        "{page}"
+    );
+    let (status, _, page) = http(addr, "GET", &location, None);
+    assert_eq!(status, 200, "{page}");
 }
 
 #[test]
-fn many_annotators_keep_a_bounded_number_of_sessions_and_a_closed_one_resumes() {
+fn five_hundred_annotators_keep_memory_and_threads_bounded_and_a_closed_session_resumes() {
     let ws = workspace();
     let server = serve(ws.path());
     let addr = server.addr.as_str();
-    for k in 0..40 {
-        let (status, _, page) = http(addr, "GET", &format!("/test/person{k}"), None);
-        assert_eq!(status, 200, "{page}");
+    let pid = server.child.id();
+    for k in 0..20 {
+        start_as(addr, &format!("person{k}"));
     }
-    match threads(server.child.id()) {
-        // Before: one protocol thread per name ever seen (40 here, 304 after
-        // 300 names). Now at most MAX_LIVE_SESSIONS (16), and the runtime's.
-        Some(n) => {
-            eprintln!("{n} threads for 40 annotators");
-            assert!(n <= 16 + 12, "{n} threads for 40 annotators");
+    let rss_20 = proc_status(pid, "VmRSS:");
+    for k in 20..500 {
+        start_as(addr, &format!("person{k}"));
+    }
+    match (
+        proc_status(pid, "Threads:"),
+        rss_20,
+        proc_status(pid, "VmRSS:"),
+    ) {
+        // Before: one protocol thread and one store connection per name ever
+        // seen (304 threads and 712 MB after 300 names). Now at most
+        // MAX_LIVE_SESSIONS (16) sessions, and the runtime's threads.
+        (Some(threads), Some(before), Some(after)) => {
+            eprintln!("500 annotators: {threads} threads, {before} kB after 20 names, {after} kB after 500");
+            assert!(threads <= 16 + 12, "{threads} threads for 500 annotators");
+            assert!(
+                after < before + 64 * 1024,
+                "memory grew from {before} kB to {after} kB over 480 more annotators"
+            );
         }
-        None => eprintln!("skipped the thread count: no /proc on this system"),
+        _ => eprintln!("skipped the thread and memory figures: no /proc on this system"),
     }
     // The first annotator's session was closed; their page resumes it.
     let (status, _, page) = http(addr, "GET", "/test/person0", None);
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("Test mode · person0"), "{page}");
+}
+
+#[test]
+fn idle_sessions_are_closed_without_a_request_and_resume_with_their_answers() {
+    let ws = workspace();
+    let server = serve_with(ws.path(), &["--session-idle", "1s"]);
+    let addr = server.addr.as_str();
+    let pid = server.child.id();
+    start_as(addr, "idle0");
+    answer(addr, "idle0", "n1", "choice=A");
+    let quiet = proc_status(pid, "Threads:");
+    for k in 1..12 {
+        start_as(addr, &format!("idle{k}"));
+    }
+    let busy = proc_status(pid, "Threads:");
+    // No request for a while: the walker's own sweep closes the sessions.
+    std::thread::sleep(Duration::from_millis(2500));
+    let after = proc_status(pid, "Threads:");
+    if let (Some(quiet), Some(busy), Some(after)) = (quiet, busy, after) {
+        eprintln!("threads: {quiet} with one session, {busy} with 12, {after} after 2.5 s idle");
+        assert!(
+            busy >= quiet + 11,
+            "each session holds a thread: {quiet} -> {busy}"
+        );
+        // The twelve protocol threads end; the closing itself may leave one
+        // thread of the runtime's blocking pool waiting for work.
+        assert!(
+            after + 11 <= busy && after <= quiet,
+            "idle sessions closed: {busy} -> {after} (one session: {quiet})"
+        );
+    }
+    // The answer given before the session was closed is kept: a new session
+    // resumes at the question after it.
+    let (status, _, page) = http(addr, "GET", "/test/idle0", None);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("name=node value=\"n2\""),
+        "resumed after n1:\n{page}"
+    );
 }
 
 fn which(name: &str) -> Option<std::path::PathBuf> {
