@@ -125,8 +125,8 @@ pub struct EvalRoleFlags {
     /// on the offline `rules` backend).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// The subject (the model under test): an offline baseline or a configured
-    /// model.
+    /// The subject (the model under test): an offline baseline (random,
+    /// first-option, lexical) or a configured model.
     #[arg(long = "subject", value_name = "MODEL")]
     subject: Vec<String>,
     /// Model for the judge role (scores open answers).

@@ -9,8 +9,9 @@ use clap::{Args, Subcommand};
 use moviegraph::llm::{BlockingModel, Role};
 use moviegraph::store::Store;
 use moviegraph::trees::generate::GenerateOptions;
+use moviegraph::trees::import;
 use moviegraph::trees::jsonl::{read_tree_file, read_trees, save_trees_with, TreeFile};
-use moviegraph::trees::provenance::Provenance;
+use moviegraph::trees::provenance::{BenchmarkImport, Provenance};
 use moviegraph::trees::schema::Tree;
 use moviegraph::trees::stats::{render, stats};
 use moviegraph::trees::validate::{is_valid, validate};
@@ -45,10 +46,28 @@ pub enum TreesCommand {
     /// Counts by depth, format, category and type, distractor reasons,
     /// answer positions and option-length balance.
     Stats(StatsArgs),
-    /// Validate a tree file written by hand or another tool and store it as
-    /// trees/<film>.jsonl (refused, exit 1, if any tree is invalid), its first
-    /// line recording the import (and the file's own metadata line, if any).
+    /// Bring questions in and store them as trees/<name>.jsonl, its first line
+    /// recording the import. `--from trees` (the default): a tree file written
+    /// by hand or by another tool, validated (refused, exit 1, if any tree is
+    /// invalid). `--from muma-tom questions.json --texts texts.json`: the
+    /// MuMA-ToM release, one single-choice question a tree, labelled belief,
+    /// social_goal or belief_of_goal. `--from items FILE.jsonl`: flat items (id,
+    /// context, question, options, answer, tags; docs/trees-format.md). A
+    /// malformed entry stops the import naming it; nothing is dropped.
+    ///
+    /// Examples:
+    ///   moviegraph trees import --from muma-tom Files/questions.json --texts Files/texts.json
+    ///   moviegraph trees import --from items tomi.jsonl --name tomi
+    ///   moviegraph eval run --trees trees/muma-tom.jsonl --subject random
     Import(ImportArgs),
+    /// Write trees as flat items other harnesses read: `--to items` (the flat
+    /// item JSONL that `trees import --from items` reads back) or `--to inspect`
+    /// (an Inspect AI dataset: input, choices, target, id, metadata). Every
+    /// node is one item; a follow-up carries the counterfactual premise it is
+    /// asked under (its parent's question and the answer assumed).
+    ///
+    /// Example: moviegraph trees export --to inspect trees/the-second-key.jsonl --out tsk.jsonl
+    Export(ExportArgs),
     /// Measure whether answering takes understanding: shortcut readers that
     /// never read for meaning (options only, no context, surface features of
     /// the excerpt, a learned surface-feature model cross-validated by tree)
@@ -127,11 +146,57 @@ pub struct StatsArgs {
 /// Arguments of `trees import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The tree file to import.
+    /// The file to import: a tree file, MuMA-ToM's questions.json, or an item JSONL.
     file: PathBuf,
+    /// What the file is.
+    #[arg(long, value_enum, default_value_t = ImportFrom::Trees)]
+    from: ImportFrom,
+    /// MuMA-ToM's texts.json: each episode's text, the questions' context
+    /// (without it, each episode's `description` is used).
+    #[arg(long, value_name = "FILE")]
+    texts: Option<PathBuf>,
+    /// The benchmark's name, which names the output (trees/<name>.jsonl) and
+    /// the trees' film (default: `muma-tom`, or the item file's stem).
+    #[arg(long)]
+    name: Option<String>,
     /// Output folder.
     #[arg(long, default_value = "trees")]
     out: PathBuf,
+}
+
+/// The formats `trees import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ImportFrom {
+    /// moviegraph's trees JSONL.
+    Trees,
+    /// The MuMA-ToM release (questions.json, with --texts texts.json).
+    #[value(name = "muma-tom")]
+    MumaTom,
+    /// Flat items, one JSON object a line.
+    Items,
+}
+
+/// Arguments of `trees export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Tree files to export, in order.
+    #[arg(required = true, num_args = 1..)]
+    files: Vec<PathBuf>,
+    /// The form to write.
+    #[arg(long, value_enum)]
+    to: ExportTo,
+    /// Write here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+/// The forms `trees export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportTo {
+    /// Flat items (read back by `trees import --from items`).
+    Items,
+    /// The Inspect AI dataset JSONL (input, choices, target, id, metadata).
+    Inspect,
 }
 
 /// Runs `moviegraph trees …`.
@@ -141,6 +206,7 @@ pub fn trees(cmd: TreesCommand) -> anyhow::Result<Outcome> {
         TreesCommand::Validate(a) => validate_cmd(a),
         TreesCommand::Stats(a) => stats_cmd(a),
         TreesCommand::Import(a) => import_cmd(a),
+        TreesCommand::Export(a) => export_cmd(a),
         TreesCommand::Audit(a) => super::trees_audit::audit_cmd(a),
     }
 }
@@ -316,6 +382,153 @@ fn stats_cmd(a: StatsArgs) -> anyhow::Result<Outcome> {
 }
 
 fn import_cmd(a: ImportArgs) -> anyhow::Result<Outcome> {
+    if a.texts.is_some() && a.from != ImportFrom::MumaTom {
+        bail!("--texts is read only with --from muma-tom");
+    }
+    if a.from == ImportFrom::Trees {
+        if a.name.is_some() {
+            bail!("--name is for benchmark imports; a tree file names its own film");
+        }
+        return import_tree_file(a);
+    }
+    let name = match (&a.name, a.from) {
+        (Some(name), _) => name.clone(),
+        (None, ImportFrom::MumaTom) => import::muma::NAME.to_owned(),
+        (None, _) => a
+            .file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        || name.starts_with('.')
+    {
+        bail!("the benchmark name {name:?} must be letters, digits, '-', '_' or '.' (give --name)");
+    }
+    let (trees, format, mut files) = match a.from {
+        ImportFrom::MumaTom => (
+            import::muma::read(&a.file, a.texts.as_deref())?,
+            "muma-tom",
+            vec![a.file.display().to_string()],
+        ),
+        _ => (
+            import::items::read(&a.file, &name)?,
+            "items",
+            vec![a.file.display().to_string()],
+        ),
+    };
+    let trees: Vec<Tree> = match a.from {
+        // MuMA-ToM's trees are built under its own name; a chosen --name renames them.
+        ImportFrom::MumaTom if name != import::muma::NAME => trees
+            .into_iter()
+            .map(|mut t| {
+                t.id = format!("{name}{}", &t.id[import::muma::NAME.len()..]);
+                t.film = name.clone();
+                t
+            })
+            .collect(),
+        _ => trees,
+    };
+    if let Some(texts) = &a.texts {
+        files.push(texts.display().to_string());
+    }
+    let mut out = String::new();
+    if check(&a.file, &trees, &mut out) > 0 {
+        out.push_str("not imported: the questions above do not make valid trees\n");
+        emit(&out)?;
+        return Ok(Outcome::CheckFailed);
+    }
+    let path = a.out.join(format!("{name}.jsonl"));
+    let provenance = Provenance::benchmark(
+        &trees,
+        BenchmarkImport {
+            format: format.into(),
+            files,
+            questions: trees.len(),
+        },
+    );
+    save_trees_with(&path, Some(&provenance), &trees)?;
+    let by_label = import::count_by(&trees, |n| n.tags.belief_goal.clone());
+    let by_format = import::count_by(&trees, |n| Some(n.format.as_str().to_owned()));
+    let list = |m: &std::collections::BTreeMap<String, usize>| {
+        m.iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "imported {} questions of {name} into {} (one single-node tree each; {})",
+        trees.len(),
+        path.display(),
+        list(&by_format)
+    );
+    if !by_label.is_empty() {
+        let _ = writeln!(out, "  by label: {}", list(&by_label));
+    }
+    let relabelled = import::count_by(&trees, |n| {
+        n.tags
+            .other
+            .get(import::muma::RELEASE_LABEL_TAG)
+            .map(|l| format!("{l} → {}", n.tags.belief_goal.as_deref().unwrap_or("?")))
+    });
+    if !relabelled.is_empty() {
+        let _ = writeln!(
+            out,
+            "  relabelled by their wording, where the file's label contradicts the question's \
+             template (the file's label kept as tag {}): {}",
+            import::muma::RELEASE_LABEL_TAG,
+            list(&relabelled)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  evaluate: moviegraph eval run --trees {} --subject random",
+        path.display()
+    );
+    emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+fn export_cmd(a: ExportArgs) -> anyhow::Result<Outcome> {
+    let mut trees = Vec::new();
+    for f in &a.files {
+        trees.extend(read_trees(f)?);
+    }
+    let mut buffer = Vec::new();
+    let n = match a.to {
+        ExportTo::Items => import::items::write_items(&mut buffer, &trees),
+        ExportTo::Inspect => import::items::write_inspect(&mut buffer, &trees),
+    }
+    .context("writing the export")?;
+    match &a.out {
+        Some(path) => {
+            moviegraph::util::fs::write_atomic(path, &buffer)
+                .with_context(|| format!("writing {}", path.display()))?;
+            eprintln!(
+                "wrote {n} items of {} trees to {}",
+                trees.len(),
+                path.display()
+            );
+        }
+        None => {
+            use std::io::Write as _;
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            if let Err(e) = lock.write_all(&buffer).and_then(|()| lock.flush()) {
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    return Err(e).context("writing to standard output");
+                }
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+fn import_tree_file(a: ImportArgs) -> anyhow::Result<Outcome> {
     let TreeFile { provenance, trees } = read_tree_file(&a.file)?;
     let mut out = String::new();
     if check(&a.file, &trees, &mut out) > 0 {

@@ -212,6 +212,21 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
             )?,
         );
     }
+    let labels = keys(runs, "belief_goal");
+    if !labels.is_empty() {
+        section(
+            &mut out,
+            "Accuracy by belief / social goal / belief of goal",
+            &bars(
+                "accuracy by belief_goal label",
+                "accuracy",
+                &labels,
+                &series(runs, "belief_goal", &labels),
+                1.05,
+                &[],
+            )?,
+        );
+    }
     let positions: Vec<String> = keys(runs, "position")
         .into_iter()
         .filter(|k| k != "bias")

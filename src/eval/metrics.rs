@@ -57,7 +57,9 @@ pub struct Estimate {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Figure {
     /// What the rows of this section group by (`all`, `phase`, `format`, `type`, `depth`,
-    /// `top_category` (level 1), `category` (level 1 / level 2), `film`, `group_level`,
+    /// `top_category` (level 1), `category` (level 1 / level 2), `film`,
+    /// `belief_goal`, `tag` (`name: value` of an imported benchmark's other
+    /// tags), `group_level`, `tier` (individual L1–L3, collective L4–L7),
     /// `transition`, `ccf`, `tree`).
     pub section: &'static str,
     /// The group (`single`, `2`, `Theory of Mind / Belief Tracking`, `RDS`, …).
@@ -141,7 +143,7 @@ pub struct RunMetrics {
     pub distractors: Vec<(String, usize)>,
 }
 
-const SECTIONS: [&str; 12] = [
+const SECTIONS: [&str; 15] = [
     "all",
     "phase",
     "format",
@@ -150,7 +152,10 @@ const SECTIONS: [&str; 12] = [
     "top_category",
     "category",
     "film",
+    "belief_goal",
+    "tag",
     "group_level",
+    "tier",
     "transition",
     "ccf",
     "tree",
@@ -183,6 +188,11 @@ enum CellKey<'a> {
     Category(&'a str, &'a str),
     Film(&'a str),
     Group(u8),
+    /// GroupToM's tiers: individual (L1–L3, `false`) or collective (L4–L7, `true`).
+    Tier(bool),
+    BeliefGoal(&'a str),
+    /// Another tag an imported benchmark gives: (name, value).
+    Tag(&'a str, &'a str),
     Ccf(u32),
     Rds,
     Crs,
@@ -201,6 +211,10 @@ impl CellKey<'_> {
             CellKey::Category(l1, l2) => ("category", format!("{l1} / {l2}")),
             CellKey::Film(f) => ("film", f.to_string()),
             CellKey::Group(g) => ("group_level", format!("L{g}")),
+            CellKey::Tier(false) => ("tier", TIER_INDIVIDUAL.into()),
+            CellKey::Tier(true) => ("tier", TIER_COLLECTIVE.into()),
+            CellKey::BeliefGoal(label) => ("belief_goal", label.to_string()),
+            CellKey::Tag(name, value) => ("tag", format!("{name}: {value}")),
             CellKey::Ccf(d) => ("ccf", d.to_string()),
             CellKey::Rds => ("tree", "RDS".into()),
             CellKey::Crs => ("tree", "CRS".into()),
@@ -340,6 +354,13 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
             add(cell(CellKey::Film(&tree.film)), c, s);
             if let Some(level) = node.tags.group_level {
                 add(cell(CellKey::Group(level)), c, s);
+                add(cell(CellKey::Tier(level >= 4)), c, s);
+            }
+            if let Some(label) = &node.tags.belief_goal {
+                add(cell(CellKey::BeliefGoal(label)), c, s);
+            }
+            for (name, value) in &node.tags.other {
+                add(cell(CellKey::Tag(name, value)), c, s);
             }
             if answer.phase == 1 {
                 add(cell(CellKey::Ccf(node.depth)), c, s);
@@ -424,17 +445,18 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
         t.1 += c.first;
         t.2 += c.second;
     }
-    // Group-level cells by level, for the individual-vs-group transition gap.
-    // Levels with fewer than SMALL_GROUP answers are left out: one answer
-    // at L4 would otherwise decide the gap.
-    let levels: Vec<(u8, usize)> = cells
-        .iter()
-        .enumerate()
-        .filter_map(|(i, key)| match key {
-            CellKey::Group(level) if total[i].0 >= SMALL_GROUP as u64 => Some((*level, i)),
-            _ => None,
-        })
-        .collect();
+    // The tier cells (individual L1–L3, collective L4–L7), for the transition
+    // gap; none when either tier has fewer than SMALL_GROUP answers, so one
+    // answer at L4 cannot decide it.
+    let tier = |collective: bool| cells.iter().position(|k| *k == CellKey::Tier(collective));
+    let tiers: Option<(usize, usize)> = match (tier(false), tier(true)) {
+        (Some(a), Some(b))
+            if total[a].0 >= SMALL_GROUP as u64 && total[b].0 >= SMALL_GROUP as u64 =>
+        {
+            Some((a, b))
+        }
+        _ => None,
+    };
     let mut gap_samples: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     let mut samples_first: Vec<Vec<f64>> = vec![Vec::with_capacity(bootstrap.resamples); n_cells];
     let mut samples_second: Vec<Vec<f64>> = vec![Vec::with_capacity(bootstrap.resamples); n_cells];
@@ -468,7 +490,7 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
                     samples_second[i].push(a.2 / a.0 as f64);
                 }
             }
-            if let Some((first, second)) = transition_gap(&levels, &acc) {
+            if let Some((first, second)) = transition_gap(tiers, &acc) {
                 gap_samples.0.push(first);
                 gap_samples.1.push(second);
             }
@@ -499,8 +521,8 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
             }
         })
         .collect();
-    if let Some((first, second)) = transition_gap(&levels, &total) {
-        let n: u64 = levels.iter().map(|&(_, i)| total[i].0).sum();
+    if let Some((first, second)) = transition_gap(tiers, &total) {
+        let n: u64 = tiers.map_or(0, |(a, b)| total[a].0 + total[b].0);
         figures.push(Figure {
             section: "transition",
             key: TRANSITION_KEY.into(),
@@ -550,28 +572,24 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
 /// leaves such group levels out.
 pub const SMALL_GROUP: usize = 10;
 
+/// Key of the individual tier (GroupToM L1–L3, section `tier`).
+pub const TIER_INDIVIDUAL: &str = "individual (L1–L3)";
+/// Key of the collective tier (GroupToM L4–L7, section `tier`).
+pub const TIER_COLLECTIVE: &str = "collective (L4–L7)";
+
 /// Key of the transition-gap figure (section `transition`).
 pub const TRANSITION_KEY: &str = "L1-L3 minus L4-L7";
 
-/// The individual-vs-group transition gap from per-cell sums `(n, correct, score)`:
-/// the unweighted mean accuracy (and score) over the individual levels L1–L3 that have
-/// answers, minus the same mean over the group levels L4–L7; `None` unless both sides
-/// have answers. `levels` holds only levels with at least [`SMALL_GROUP`] answers.
-fn transition_gap(levels: &[(u8, usize)], sums: &[(u64, f64, f64)]) -> Option<(f64, f64)> {
-    let side = |range: std::ops::RangeInclusive<u8>| {
-        let mut k = 0.0;
-        let (mut first, mut second) = (0.0, 0.0);
-        for &(level, i) in levels {
-            let (n, c, s) = sums[i];
-            if range.contains(&level) && n > 0 {
-                k += 1.0;
-                first += c / n as f64;
-                second += s / n as f64;
-            }
-        }
-        (k > 0.0).then(|| (first / k, second / k))
+/// The individual-vs-collective transition gap from per-cell sums `(n,
+/// correct, score)`: accuracy and score of the individual tier (L1–L3) minus
+/// those of the collective tier (L4–L7), each pooled over its answers.
+fn transition_gap(tiers: Option<(usize, usize)>, sums: &[(u64, f64, f64)]) -> Option<(f64, f64)> {
+    let (individual, collective) = tiers?;
+    let mean = |i: usize| {
+        let (n, c, s) = sums[i];
+        (n > 0).then(|| (c / n as f64, s / n as f64))
     };
-    let (a, b) = (side(1..=3)?, side(4..=7)?);
+    let (a, b) = (mean(individual)?, mean(collective)?);
     Some((a.0 - b.0, a.1 - b.1))
 }
 

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::trees::schema::{Format, Node, Tree, Trigger};
+use crate::trees::schema::{Format, Node, Tree};
 
 /// Most keyframes sent with one question (DESIGN.md §3).
 pub const MAX_IMAGES: usize = 5;
@@ -99,45 +99,20 @@ pub fn format_instruction(format: Format) -> &'static str {
     }
 }
 
-/// The premise a phase-2 question is asked under: the node's `premise`, else the text
-/// of its trigger option (or the parent's reference for an open parent's correct branch).
-pub fn premise_text(tree: &Tree, node: &Node) -> Option<String> {
-    if let Some(premise) = &node.premise {
-        return Some(premise.clone());
-    }
-    let parent = tree.node(node.parent.as_deref()?)?;
-    match node.trigger.as_ref()? {
-        Trigger::Option { label } => parent.option(label).map(|o| o.text.clone()),
-        Trigger::OpenCorrect => parent.reference.clone(),
-        Trigger::OpenIncorrect => None,
-    }
-}
-
 /// Renders the user turn that asks `node`: premise (phase 2), context, question,
 /// options, format. Keyframes are attached unless `text_only`.
 pub fn render_question(tree: &Tree, node: &Node, phase: Phase, text_only: bool) -> Message {
     let mut text = String::new();
     if phase == Phase::Counterfactual {
-        let parent_question = node
-            .parent
-            .as_deref()
-            .and_then(|id| tree.node(id))
-            .map(|p| p.question.as_str());
-        match (premise_text(tree, node), parent_question) {
-            (Some(premise), Some(question)) => text.push_str(&format!(
-                "Thought experiment. Assuming the previous answer was \"{premise}\" (to the \
-                 question \"{question}\"), answer the following question.\n\n"
-            )),
-            (None, Some(question)) => text.push_str(&format!(
-                "Thought experiment. Assuming the previous answer to the question \
-                 \"{question}\" was wrong, answer the following question.\n\n"
-            )),
-            _ => {}
+        if let Some(lead) = tree.counterfactual_lead(node) {
+            text.push_str(&lead);
+            text.push_str("\n\n");
         }
     }
     let excerpt = node.context.excerpt.trim();
     if !excerpt.is_empty() {
-        text.push_str("Screenplay excerpt:\n");
+        text.push_str(tree.context_heading());
+        text.push_str(":\n");
         text.push_str(excerpt);
         text.push_str("\n\n");
     }

@@ -1,5 +1,5 @@
 use super::parse::Parsed;
-use super::prompt::{premise_text, render_question, Phase};
+use super::prompt::{render_question, Phase};
 use super::protocol::next_on_path;
 use super::score::score_choice;
 use super::subject::{
@@ -83,7 +83,7 @@ fn premises_fall_back_to_the_trigger_option() {
     child.premise = None;
     let child = tree.node("n1.2").unwrap().clone();
     assert_eq!(
-        premise_text(&tree, &child).as_deref(),
+        tree.premise_text(&child).as_deref(),
         Some("She wants the money n1")
     );
     let text = render_question(&tree, &child, Phase::Counterfactual, false).text;

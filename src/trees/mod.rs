@@ -12,6 +12,7 @@
 pub mod audit;
 pub mod facts;
 pub mod generate;
+pub mod import;
 pub mod in_film;
 pub mod jsonl;
 pub mod model;

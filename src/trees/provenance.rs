@@ -254,6 +254,20 @@ pub struct Provenance {
     /// The metadata line the imported file carried, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<Box<Provenance>>,
+    /// For questions imported from another benchmark: what was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<BenchmarkImport>,
+}
+
+/// Where imported benchmark questions came from (`trees import --from muma-tom|items`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BenchmarkImport {
+    /// The import format (`muma-tom`, `items`).
+    pub format: String,
+    /// The files read, as the command was given them.
+    pub files: Vec<String>,
+    /// Questions imported.
+    pub questions: usize,
 }
 
 impl Provenance {
@@ -271,7 +285,18 @@ impl Provenance {
             text_only: None,
             settings: None,
             imported: None,
+            benchmark: None,
         }
+    }
+
+    /// The record of questions imported from another benchmark: no graph,
+    /// no alignment, no question writer of ours.
+    pub fn benchmark(trees: &[Tree], import: BenchmarkImport) -> Provenance {
+        let mut p = Provenance::new(Origin::Import);
+        p.film = trees.first().map(|t| t.film.clone());
+        p.keyframes = Some(has_keyframes(trees));
+        p.benchmark = Some(import);
+        p
     }
 
     /// What `trees import` knows of a file's trees: their film, whether any
@@ -318,6 +343,19 @@ impl Provenance {
         );
         if let Some(inner) = &self.imported {
             let _ = write!(out, " (carried provenance: {})", inner.describe());
+            return out;
+        }
+        if let Some(b) = &self.benchmark {
+            let _ =
+                write!(
+                out,
+                " of another benchmark: {} questions read as {} from {}; no graph behind them; \
+                 keyframes in contexts: {}",
+                b.questions,
+                b.format,
+                b.files.join(", "),
+                if self.keyframes == Some(true) { "yes" } else { "none" }
+            );
             return out;
         }
         match &self.graph {

@@ -4,6 +4,8 @@
 //! `trees/<film>.jsonl`, documented in `docs/trees-format.md`; trees written by
 //! hand or by another tool in this form can be validated and evaluated.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// One hierarchical question tree, anchored to a significant subgraph.
@@ -36,6 +38,9 @@ pub enum AnchorKind {
     CausalChain,
     /// A pivotal mental state.
     MentalState,
+    /// One question of another benchmark (`trees import --from muma-tom|items`):
+    /// no graph behind it, so its nodes derive from no graph element.
+    Item,
 }
 
 /// Answer formats.
@@ -131,6 +136,10 @@ pub struct Tags {
     /// ATOMS abilities (e.g. `beliefs`, `intentions`, `emotions`, `knowledge`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub atoms: Vec<String>,
+    /// Any other label an imported benchmark gives its items (name → value,
+    /// e.g. `ability` → `second-order belief`); reports break accuracy down by each.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, String>,
 }
 
 /// One answer option of a choice question.
@@ -238,6 +247,56 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
 }
 
 impl Tree {
+    /// Whether this is an imported benchmark item rather than a tree of a film's graph.
+    pub fn is_item(&self) -> bool {
+        self.anchor.kind == AnchorKind::Item
+    }
+
+    /// The premise a phase-2 question is asked under: the node's `premise`,
+    /// else the text of its trigger option (or the parent's reference for an
+    /// open parent's correct branch); `None` for the root and for an open
+    /// parent's incorrect branch without a premise.
+    pub fn premise_text(&self, node: &Node) -> Option<String> {
+        if let Some(premise) = &node.premise {
+            return Some(premise.clone());
+        }
+        let parent = self.node(node.parent.as_deref()?)?;
+        match node.trigger.as_ref()? {
+            Trigger::Option { label } => parent.option(label).map(|o| o.text.clone()),
+            Trigger::OpenCorrect => parent.reference.clone(),
+            Trigger::OpenIncorrect => None,
+        }
+    }
+
+    /// The sentence that opens a follow-up asked out of its path (phase 2, or
+    /// a flat export): the parent's question and the answer assumed for it.
+    /// `None` for the root.
+    pub fn counterfactual_lead(&self, node: &Node) -> Option<String> {
+        let parent = self.node(node.parent.as_deref()?)?;
+        let question = &parent.question;
+        Some(match self.premise_text(node) {
+            Some(premise) => format!(
+                "Thought experiment. Assuming the previous answer was \"{premise}\" (to the \
+                 question \"{question}\"), answer the following question."
+            ),
+            None => format!(
+                "Thought experiment. Assuming the previous answer to the question \
+                 \"{question}\" was wrong, answer the following question."
+            ),
+        })
+    }
+
+    /// What the context is called where a person or model reads it: a film's
+    /// trees quote the screenplay; an imported item's context is the
+    /// benchmark's own text (a story, an episode).
+    pub fn context_heading(&self) -> &'static str {
+        if self.is_item() {
+            "Context"
+        } else {
+            "Screenplay excerpt"
+        }
+    }
+
     /// The root node (the first node), if the tree has any.
     pub fn root(&self) -> Option<&Node> {
         self.nodes.first()

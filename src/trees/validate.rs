@@ -149,7 +149,7 @@ impl Checker<'_> {
                 ),
             );
         }
-        if node.derived_from.is_empty() {
+        if node.derived_from.is_empty() && !self.tree.is_item() {
             self.error(
                 node,
                 "the node names no graph elements it derives from".into(),
@@ -217,7 +217,7 @@ impl Checker<'_> {
                     format!("option {} repeats another option's text", option.label),
                 );
             }
-            if !option.correct && option.reason.is_none() {
+            if !option.correct && option.reason.is_none() && !self.tree.is_item() {
                 self.push(
                     Severity::Warning,
                     Some(node),

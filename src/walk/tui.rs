@@ -688,7 +688,7 @@ impl App {
             graph.describe_anchor(tree)
         )));
         lines.push(Line::from(""));
-        lines.push(Line::from("Screenplay excerpt:"));
+        lines.push(Line::from(format!("{}:", tree.context_heading())));
         lines.extend(
             node.context
                 .excerpt
@@ -737,10 +737,6 @@ impl App {
     }
 }
 
-/// A person's prompt ([`crate::eval::prompt::for_people`]) in its three
-/// parts: the phase-2 premise (its first paragraph when it is a thought
-/// experiment), the rest of the lead (excerpt, keyframe note), and the
-/// question with how to answer.
 /// Rows a line takes when wrapped at word boundaries to `width` columns
 /// (as the paragraph wraps it; a word longer than the width is broken).
 fn wrapped_rows(line: &Line<'_>, width: usize) -> usize {
@@ -763,6 +759,10 @@ fn wrapped_rows(line: &Line<'_>, width: usize) -> usize {
     rows
 }
 
+/// A person's prompt ([`crate::eval::prompt::for_people`]) in its three
+/// parts: the phase-2 premise (its first paragraph when it is a thought
+/// experiment), the rest of the lead (excerpt, keyframe note), and the
+/// question with how to answer.
 fn split_prompt(text: &str) -> (Option<&str>, &str, &str) {
     let at = text.rfind("Question: ").unwrap_or(0);
     let (lead, question) = text.split_at(at);

@@ -37,6 +37,7 @@ mod shots;
 mod subtitle_fixtures;
 mod subtitles;
 mod trees;
+mod trees_import;
 mod trees_model;
 mod walk_tui;
 mod walk_web;

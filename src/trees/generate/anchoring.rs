@@ -35,7 +35,7 @@ impl SceneAnchors {
                 .pop_front()
                 .map(chain)
                 .or_else(|| self.states.pop_front().map(state)),
-            AnchorKind::MentalState => self
+            AnchorKind::MentalState | AnchorKind::Item => self
                 .states
                 .pop_front()
                 .map(state)
@@ -48,7 +48,7 @@ impl SceneAnchors {
 pub fn other_kind(kind: AnchorKind) -> AnchorKind {
     match kind {
         AnchorKind::CausalChain => AnchorKind::MentalState,
-        AnchorKind::MentalState => AnchorKind::CausalChain,
+        AnchorKind::MentalState | AnchorKind::Item => AnchorKind::CausalChain,
     }
 }
 
@@ -177,6 +177,8 @@ pub(super) fn root_asks(facts: &Facts<'_>, kind: AnchorKind, elements: &[usize])
             let end = *elements.last().expect("chains are non-empty");
             vec![Ask::Origin { end }, Ask::Cause { target: end }]
         }
+        // The generator anchors on the graph only; an imported item has no anchor elements.
+        AnchorKind::Item => Vec::new(),
         AnchorKind::MentalState => {
             let m = elements[0];
             let mut asks = Vec::new();

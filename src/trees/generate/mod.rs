@@ -21,6 +21,7 @@ mod anchoring;
 mod assembly;
 mod balance;
 mod context;
+mod group_level;
 mod options;
 mod order;
 mod questions;

@@ -185,12 +185,8 @@ pub fn describe(f: &Facts<'_>, spec: &Spec) -> (Category, QuestionType, Tags) {
             tags.atoms.push("non_literal_communication".to_owned());
         }
     }
-    // The seven-level group audit applies where three or more characters share
-    // the scene. Levels this generator assigns (docs/trees-format.md): L1 an
-    // action, L2 one character's own state, L3 a state about another
-    // character, L4 a state about a state (second order), L5 a joint event of
-    // three or more people. L6–L7 (group norms, collective belief) are not
-    // derived by the rules templates.
+    // GroupToM-Bench's levels, where three or more characters share the
+    // scene and the graph supports the level (see group_level.rs).
     let scene = f.node(focus).scene;
     let cast: BTreeSet<usize> = f
         .moments
@@ -199,19 +195,7 @@ pub fn describe(f: &Facts<'_>, spec: &Spec) -> (Category, QuestionType, Tags) {
         .flat_map(|&m| f.people(m))
         .copied()
         .collect();
-    if cast.len() >= 3 {
-        tags.group_level = Some(match (spec.ask.clone(), state) {
-            (Ask::Participants { event }, _) if f.people(event).len() >= 3 => 5,
-            (_, Some(s)) => {
-                let about = f.node(s).target.as_deref().and_then(|t| f.index_of(t));
-                match about.map(|a| f.node(a).kind) {
-                    Some(NodeKind::MentalState) => 4,
-                    Some(NodeKind::Character) => 3,
-                    _ => 2,
-                }
-            }
-            _ => 1,
-        });
-    }
+    let golds: Vec<usize> = spec.golds().filter_map(|c| c.node).collect();
+    tags.group_level = super::group_level::level(f, &spec.ask, state, &golds, &cast);
     (category, qtype, tags)
 }
