@@ -338,7 +338,8 @@ pub fn tables_html(tables: &[Table]) -> String {
     let _ = writeln!(
         out,
         "<p class=\"note\">† fewer than {SMALL_GROUP} answers (trees for RDS and CRS): shown, but \
-         kept out of the charts and of the transition gap.</p>"
+         kept out of the charts' scale; the transition gap is left out while either tier has \
+         fewer.</p>"
     );
     out
 }

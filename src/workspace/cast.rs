@@ -224,6 +224,16 @@ pub fn check_subject(name: &str, config: &Config) -> Result<()> {
     if BASELINES.contains(&name) || is_model(config, name) {
         return Ok(());
     }
+    if let Some(model) = crate::eval::limp::model_of(name) {
+        if is_model(config, model) {
+            return Ok(());
+        }
+        bail!(
+            "subject {name:?}: the LIMP solver needs a model that answers, and {model:?} is not \
+             one configured in {} off the rules backend",
+            config.source.display()
+        );
+    }
     if config.models.contains_key(name) {
         bail!(
             "subject {name:?} is on the rules backend, which answers no questions; pass an offline \
@@ -347,6 +357,11 @@ impl Cast {
 
     /// A model's settings identity, for a stage's fingerprint.
     pub fn identity(&self, name: &str, role: Role) -> Result<String> {
+        // `limp:MODEL` is a method over MODEL: its identity is MODEL's, named.
+        if let Some(model) = crate::eval::limp::model_of(name) {
+            let inner = self.llm()?.model(model, role.name())?.settings_identity();
+            return Ok(format!("{}{inner}", crate::eval::limp::PREFIX));
+        }
         Ok(self.llm()?.model(name, role.name())?.settings_identity())
     }
 }

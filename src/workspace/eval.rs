@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use crate::eval::html;
+use crate::eval::limp::{self, LimpSubject};
 use crate::eval::metrics::{compute, rotation_figures, BootstrapSettings, RunMetrics, TreesMade};
 use crate::eval::model::{ModelJudge, ModelSubject};
 use crate::eval::protocol::{load_run, rotation_displays, Display, LoadedRun};
@@ -27,6 +28,8 @@ pub enum OpenSubject {
     Baseline(Box<dyn Subject>),
     /// A configured model.
     Model(ModelSubject),
+    /// The inverse-planning solver over a configured model (`limp:MODEL`).
+    Limp(LimpSubject),
 }
 
 impl OpenSubject {
@@ -37,6 +40,11 @@ impl OpenSubject {
             return Ok(OpenSubject::Baseline(b));
         }
         let llm = llm.with_context(|| format!("subject {name:?} is not available"))?;
+        if let Some(model) = limp::model_of(name) {
+            return Ok(OpenSubject::Limp(LimpSubject::new(
+                llm.model(model, Role::Subject.name())?,
+            )));
+        }
         Ok(OpenSubject::Model(ModelSubject::new(
             llm.model(name, Role::Subject.name())?,
             std::env::current_dir().context("reading the working directory")?,
@@ -48,13 +56,14 @@ impl OpenSubject {
         match self {
             OpenSubject::Baseline(b) => b.as_ref(),
             OpenSubject::Model(m) => m,
+            OpenSubject::Limp(l) => l,
         }
     }
 
     /// Keyframes a model subject could not read (0 for a baseline).
     pub fn missing_images(&self) -> usize {
         match self {
-            OpenSubject::Baseline(_) => 0,
+            OpenSubject::Baseline(_) | OpenSubject::Limp(_) => 0,
             OpenSubject::Model(m) => m.missing_images(),
         }
     }

@@ -164,8 +164,9 @@ fn answers_for(tree: &Tree, correct: &[bool]) -> Vec<EvalAnswer> {
 fn the_transition_gap_equals_its_hand_computed_value() {
     // Two trees per level: L1 (8 of the first 10 answers right), L2 (2 of 10), L5
     // (4 of 10), untagged trees (ignored by the gap), and one tree at L4 with a
-    // single answer, right: a small group (fewer than 10 answers), left out of the
-    // gap. Only the first 5 nodes of each tree (1 of the L4 tree) are answered.
+    // single answer, right: a small group, but one answer of the collective
+    // tier like any other. Only the first 5 nodes of each tree (1 of the L4
+    // tree) are answered.
     let mut trees = synthetic_trees(9);
     let levels = [
         Some(1u8),
@@ -211,17 +212,47 @@ fn the_transition_gap_equals_its_hand_computed_value() {
             seed: 0,
         },
     );
-    // Individual side: mean(8/10, 2/10) = 1/2; group side: L5 = 4/10 (L4's one
-    // answer is too few to count); gap = 1/10.
+    // Individual tier (L1–L3): (8 + 2) / 20 = 1/2; collective tier (L4–L7):
+    // (4 + 1) / 11 = 5/11, each pooled over its answers, so L4's single answer
+    // weighs one answer, not a level; gap = 1/2 − 5/11 = 1/22.
     let f = m.figure("transition", TRANSITION_KEY).expect("gap figure");
-    assert_eq!(f.n, 30);
+    assert_eq!(f.n, 31);
     assert_eq!(m.figure("group_level", "L4").unwrap().n, 1);
-    assert!((f.first.mean - 0.1).abs() < 1e-12, "{}", f.first.mean);
-    assert!((f.second.mean - 0.1).abs() < 1e-12, "{}", f.second.mean);
+    let individual = m.figure("tier", "individual (L1–L3)").unwrap();
+    let collective = m.figure("tier", "collective (L4–L7)").unwrap();
+    assert_eq!((individual.n, collective.n), (20, 11));
+    assert!((individual.first.mean - 0.5).abs() < 1e-12);
+    assert!((collective.first.mean - 5.0 / 11.0).abs() < 1e-12);
+    assert!(
+        (f.first.mean - 1.0 / 22.0).abs() < 1e-12,
+        "{}",
+        f.first.mean
+    );
+    assert!(
+        (f.second.mean - 1.0 / 22.0).abs() < 1e-12,
+        "{}",
+        f.second.mean
+    );
     assert_eq!(f.first_name, "accuracy_gap");
     // The per-level accuracies the gap is built from.
     assert!((m.figure("group_level", "L1").unwrap().first.mean - 0.8).abs() < 1e-12);
     assert!((m.figure("group_level", "L5").unwrap().first.mean - 0.4).abs() < 1e-12);
+
+    // With a collective tier of fewer than 10 answers there is no gap: one
+    // answer at L4 alone cannot decide it.
+    let mut small = loaded.clone();
+    small
+        .trees
+        .retain(|t| t.nodes[0].tags.group_level != Some(5));
+    let m = compute(
+        &small,
+        BootstrapSettings {
+            resamples: 0,
+            seed: 0,
+        },
+    );
+    assert_eq!(m.figure("tier", "collective (L4–L7)").unwrap().n, 1);
+    assert!(m.figure("transition", TRANSITION_KEY).is_none());
 
     // Without any group level there is no gap figure at all.
     let mut only_individual = loaded.clone();

@@ -428,3 +428,73 @@ fn graph_build_on_one_block_with_local_roles_validates_every_answer() {
     }
     assert!(checked >= 3, "generator and both auditors answered");
 }
+
+#[test]
+fn the_limp_subject_runs_end_to_end_on_the_local_model() {
+    let Some(path) = model_path() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_moviegraph");
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/muma-tom");
+    let out = std::process::Command::new(bin)
+        .args(["trees", "import", "--from", "muma-tom"])
+        .arg(fixture.join("questions.json"))
+        .arg("--texts")
+        .arg(fixture.join("texts.json"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One question (three rating calls) is enough to show the path works.
+    let file = dir.path().join("trees/muma-tom.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let first_two: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(&file, first_two.join("\n") + "\n").unwrap();
+    let mut config =
+        String::from("[client]\nmax_retries = 0\nmax_repairs = 1\ndeadline_s = 3600\n");
+    config.push_str(&local_models(&path, &[("smol", "max_tokens = 16")]));
+    std::fs::write(dir.path().join("mg.toml"), config).unwrap();
+    let out = std::process::Command::new(bin)
+        .args([
+            "eval",
+            "run",
+            "--trees",
+            "trees/muma-tom.jsonl",
+            "--subject",
+            "limp:smol",
+            "--config",
+            "mg.toml",
+            "--run",
+            "limp",
+            "--store",
+            "ws.db",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    println!("{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "limp over the local model failed");
+    let out = std::process::Command::new(bin)
+        .args([
+            "eval", "report", "limp", "--format", "json", "--store", "ws.db",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answers = report["runs"][0]["limp"]
+        .as_array()
+        .expect("likelihoods reported");
+    assert_eq!(answers.len(), 1);
+    let record = &answers[0]["record"];
+    println!("{record}");
+    let options = record["options"].as_array().unwrap();
+    assert_eq!(options.len(), 3);
+    assert!(options
+        .iter()
+        .all(|o| o["rating"].as_u64().is_some_and(|r| r <= 10)));
+    assert_eq!(record["choice"].as_array().unwrap().len(), 1);
+}

@@ -3,38 +3,21 @@
 //! an Inspect dataset, and back.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use moviegraph::trees::jsonl::{read_tree_file, read_trees};
 use moviegraph::trees::schema::{AnchorKind, Format, Tree};
 use serde_json::Value;
 
-use crate::common::{moviegraph_offline, root};
-
-fn moviegraph(dir: &Path, args: &[&str]) -> Output {
-    moviegraph_offline()
-        .args(args)
-        .current_dir(dir)
-        .env_remove("MOVIEGRAPH_STORE")
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use crate::common::{moviegraph_in, root, said};
 
 fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures/muma-tom").join(name)
 }
 
-fn import_muma(dir: &Path) -> Output {
+/// Imports the MuMA-ToM fixture into `dir/trees/muma-tom.jsonl`.
+pub(crate) fn import_muma(dir: &Path) -> std::process::Output {
     let (q, t) = (fixture("questions.json"), fixture("texts.json"));
-    moviegraph(
+    moviegraph_in(
         dir,
         &[
             "trees",
@@ -52,16 +35,16 @@ fn import_muma(dir: &Path) -> Output {
 fn the_muma_tom_release_shape_imports_every_question_with_its_gold_and_label() {
     let dir = tempfile::tempdir().unwrap();
     let out = import_muma(dir.path());
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", said(&out));
     assert!(
-        text(&out).contains("by label: belief 6, belief_of_goal 3, social_goal 3"),
+        said(&out).contains("by label: belief 6, belief_of_goal 3, social_goal 3"),
         "{}",
-        text(&out)
+        said(&out)
     );
     assert!(
-        text(&out).contains("release_label): belief_of_goal → social_goal 1"),
+        said(&out).contains("release_label): belief_of_goal → social_goal 1"),
         "{}",
-        text(&out)
+        said(&out)
     );
     let file = read_tree_file(&dir.path().join("trees/muma-tom.jsonl")).unwrap();
     let provenance = file.provenance.expect("the import is recorded");
@@ -119,9 +102,9 @@ fn the_muma_tom_release_shape_imports_every_question_with_its_gold_and_label() {
 
     // Valid, and evaluated by an offline baseline like any trees, with a
     // report by label.
-    let out = moviegraph(dir.path(), &["trees", "validate", "trees/muma-tom.jsonl"]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = moviegraph(
+    let out = moviegraph_in(dir.path(), &["trees", "validate", "trees/muma-tom.jsonl"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let out = moviegraph_in(
         dir.path(),
         &[
             "eval",
@@ -134,19 +117,19 @@ fn the_muma_tom_release_shape_imports_every_question_with_its_gold_and_label() {
             "ws.db",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
-    let run = text(&out)
+    assert!(out.status.success(), "{}", said(&out));
+    let run = said(&out)
         .split_whitespace()
         .find(|w| w.starts_with("random-"))
         .map(|w| w.trim_end_matches(':').to_owned())
         .expect("the run id is printed");
-    let out = moviegraph(
+    let out = moviegraph_in(
         dir.path(),
         &[
             "eval", "report", &run, "--format", "json", "--store", "ws.db",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", said(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let figures = report["runs"][0]["figures"].as_array().unwrap();
     let mut labels: Vec<(String, u64)> = figures
@@ -178,7 +161,7 @@ fn a_malformed_muma_entry_stops_the_import_naming_episode_and_question() {
     release["12"]["answers"]["2"] = Value::from("B) something no option says");
     let bad = dir.path().join("questions.json");
     std::fs::write(&bad, release.to_string()).unwrap();
-    let out = moviegraph(
+    let out = moviegraph_in(
         dir.path(),
         &[
             "trees",
@@ -188,8 +171,8 @@ fn a_malformed_muma_entry_stops_the_import_naming_episode_and_question() {
             bad.to_str().unwrap(),
         ],
     );
-    assert_eq!(out.status.code(), Some(2), "an error: {}", text(&out));
-    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "an error: {}", said(&out));
+    let said = said(&out);
     assert!(
         said.contains("questions.json: episode 12, question 2: the answer's text"),
         "{said}"
@@ -226,7 +209,7 @@ fn our_trees_go_out_as_items_and_come_back_with_the_same_questions_and_gold() {
     let sample = root().join("trees/the-second-key.jsonl");
     let trees = read_trees(&sample).unwrap();
     let items = dir.path().join("tsk-items.jsonl");
-    let out = moviegraph(
+    let out = moviegraph_in(
         dir.path(),
         &[
             "trees",
@@ -238,8 +221,8 @@ fn our_trees_go_out_as_items_and_come_back_with_the_same_questions_and_gold() {
             items.to_str().unwrap(),
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
-    let out = moviegraph(
+    assert!(out.status.success(), "{}", said(&out));
+    let out = moviegraph_in(
         dir.path(),
         &[
             "trees",
@@ -249,7 +232,7 @@ fn our_trees_go_out_as_items_and_come_back_with_the_same_questions_and_gold() {
             items.to_str().unwrap(),
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", said(&out));
     let back = read_trees(&dir.path().join("trees/tsk-items.jsonl")).unwrap();
     assert_eq!(
         back.len(),
@@ -284,7 +267,7 @@ fn the_inspect_export_is_jsonl_with_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();
     let sample = root().join("trees/the-second-key.jsonl");
     let trees = read_trees(&sample).unwrap();
-    let out = moviegraph(
+    let out = moviegraph_in(
         dir.path(),
         &[
             "trees",
@@ -294,7 +277,7 @@ fn the_inspect_export_is_jsonl_with_the_documented_fields() {
             sample.to_str().unwrap(),
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", said(&out));
     let lines: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -363,14 +346,14 @@ fn a_bad_item_line_is_named_by_file_and_line() {
          {\"id\":\"b\",\"context\":\"Anne moves it.\",\"question\":\"Where?\",\"options\":[\"box\",\"basket\"],\"answer\":\"C\"}\n",
     )
     .unwrap();
-    let out = moviegraph(
+    let out = moviegraph_in(
         dir.path(),
         &["trees", "import", "--from", "items", file.to_str().unwrap()],
     );
-    assert_eq!(out.status.code(), Some(2), "an error: {}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "an error: {}", said(&out));
     assert!(
-        text(&out).contains("tomi.jsonl: line 2 (id \"b\"): answer \"C\" is not a letter"),
+        said(&out).contains("tomi.jsonl: line 2 (id \"b\"): answer \"C\" is not a letter"),
         "{}",
-        text(&out)
+        said(&out)
     );
 }

@@ -32,6 +32,26 @@ pub fn moviegraph_offline() -> std::process::Command {
     c
 }
 
+/// [`moviegraph_offline`] run with `args` in `dir`, without the
+/// environment's store.
+pub fn moviegraph_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    moviegraph_offline()
+        .args(args)
+        .current_dir(dir)
+        .env_remove("MOVIEGRAPH_STORE")
+        .output()
+        .expect("the binary runs")
+}
+
+/// What a run printed, stdout then stderr.
+pub fn said(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 /// The project root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
