@@ -142,6 +142,7 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
         max_tokens: args.max_tokens,
         temperature: 0.0,
         seed: 0,
+        top_logprobs: 0,
     };
     let schema = bench_schema();
     let t = std::time::Instant::now();

@@ -170,6 +170,7 @@ fn run_batch(args: RunBatchArgs) -> anyhow::Result<Outcome> {
                         text: c.text,
                         usage: c.usage,
                         finish_reason: c.finish_reason,
+                        logprobs: c.logprobs,
                     })
                 }
                 Err(e) => Err(e.to_string()),

@@ -84,6 +84,7 @@ fn generate(args: GenerateArgs) -> anyhow::Result<Outcome> {
         max_tokens: args.max_tokens,
         temperature: args.temperature,
         seed: args.seed,
+        top_logprobs: 0,
     };
     let g = model
         .generate(&turns, &params, schema.as_ref())

@@ -11,11 +11,16 @@
 //! **Likelihood.** The model rates the observations under the hypothesis
 //! from 0 (impossible) to 10 (exactly what one would expect), as JSON
 //! `{"rating": n}` (constrained where the backend constrains, checked and
-//! repaired by the model layer everywhere). The rating is calibrated to a
-//! likelihood by add-one-half smoothing, `(n + 0.5) / 11`, so a 0 lowers an
-//! option without ruling it out; the posterior is each likelihood over their
-//! sum. Token log-probabilities are not used yet: the model layer does not
-//! carry them.
+//! repaired by the model layer everywhere), with token log-probabilities
+//! asked for. Where the backend gives them (the local backend; OpenAI-compatible
+//! servers with `logprobs`), the rating is the expectation over the digit
+//! tokens at the rating's first digit, `Σ p(d)·d` with the digits'
+//! probabilities renormalized (method `logprob`): a graded judgement rather
+//! than its rounding. Otherwise it is the rating written (method `rating`);
+//! one question uses one method for all its options. The rating r is
+//! calibrated to a likelihood by add-one-half smoothing, `(r + 0.5) / 11`,
+//! so a 0 lowers an option without ruling it out; the posterior is each
+//! likelihood over their sum.
 //!
 //! **Choice.** The highest posterior (lowest for LEAST); ties go to the
 //! option shown first. For multiple choice, every option whose posterior is
@@ -34,6 +39,7 @@ use serde_json::json;
 
 use super::prompt::{Phase, Role};
 use super::subject::{Ask, Subject, SubjectError};
+use crate::llm::types::TokenLogprob;
 use crate::llm::{ChatRequest, Message, ModelHandle};
 use crate::trees::schema::Format;
 
@@ -56,7 +62,10 @@ pub struct OptionLikelihood {
     pub label: String,
     /// The model's 0–10 rating of the observations under the option's hypothesis.
     pub rating: u8,
-    /// The calibrated likelihood, `(rating + 0.5) / 11`.
+    /// The expected rating under the token log-probabilities (method `logprob`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_rating: Option<f64>,
+    /// The calibrated likelihood, `(r + 0.5) / 11` of the rating used.
     pub likelihood: f64,
     /// The posterior under a uniform prior.
     pub posterior: f64,
@@ -65,7 +74,7 @@ pub struct OptionLikelihood {
 /// What the solver did for one question, as stored in its reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LimpRecord {
-    /// `rating` (the only method so far).
+    /// `logprob` (expected ratings from token log-probabilities) or `rating`.
     pub method: String,
     /// Whether the question asked for the LEAST likely option.
     pub least: bool,
@@ -86,8 +95,34 @@ impl LimpRecord {
 }
 
 /// The calibrated likelihood of a 0–10 rating.
-pub fn likelihood(rating: u8) -> f64 {
-    (f64::from(rating.min(10)) + 0.5) / 11.0
+pub fn likelihood(rating: f64) -> f64 {
+    (rating.clamp(0.0, 10.0) + 0.5) / 11.0
+}
+
+/// The expected rating from a reply's token log-probabilities: at the first
+/// token that is a number, the digit alternatives' probabilities renormalized
+/// and weighted by their values. `None` without log-probabilities or digits.
+pub fn expected_rating(logprobs: &[TokenLogprob]) -> Option<f64> {
+    let number = |t: &str| -> Option<f64> {
+        let t = t.trim();
+        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<f64>().ok())
+            .flatten()
+            .filter(|v| *v <= 10.0)
+    };
+    let at = logprobs.iter().find(|t| number(&t.token).is_some())?;
+    let mut seen: Vec<(f64, f64)> = Vec::new();
+    for (token, lp) in
+        std::iter::once((&at.token, at.logprob)).chain(at.top.iter().map(|(t, lp)| (t, *lp)))
+    {
+        if let Some(v) = number(token) {
+            if !seen.iter().any(|(s, _)| *s == v) {
+                seen.push((v, lp.exp()));
+            }
+        }
+    }
+    let mass: f64 = seen.iter().map(|(_, p)| p).sum();
+    (mass > 0.0).then(|| seen.iter().map(|(v, p)| v * p).sum::<f64>() / mass)
 }
 
 /// Whether a question asks for the least likely option.
@@ -95,17 +130,34 @@ pub fn asks_least(question: &str) -> bool {
     question.to_lowercase().contains("least likely")
 }
 
-/// Posteriors and the choice from `(label, rating)` in display order (see the
-/// module docs for the rules).
-pub fn decide(ratings: &[(String, u8)], format: Format, least: bool) -> LimpRecord {
-    let total: f64 = ratings.iter().map(|(_, r)| likelihood(*r)).sum();
-    let options: Vec<OptionLikelihood> = ratings
+/// One option's rating: written, and expected under the log-probabilities.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rated {
+    /// The option's label.
+    pub label: String,
+    /// The rating written.
+    pub rating: u8,
+    /// The expected rating, where log-probabilities were given.
+    pub expected: Option<f64>,
+}
+
+/// Posteriors and the choice from each option's rating, in display order
+/// (see the module docs for the rules).
+pub fn decide(rated: &[Rated], format: Format, least: bool) -> LimpRecord {
+    let by_logprob = !rated.is_empty() && rated.iter().all(|r| r.expected.is_some());
+    let used = |r: &Rated| match (by_logprob, r.expected) {
+        (true, Some(e)) => e,
+        _ => f64::from(r.rating),
+    };
+    let total: f64 = rated.iter().map(|r| likelihood(used(r))).sum();
+    let options: Vec<OptionLikelihood> = rated
         .iter()
-        .map(|(label, r)| OptionLikelihood {
-            label: label.clone(),
-            rating: *r,
-            likelihood: likelihood(*r),
-            posterior: likelihood(*r) / total,
+        .map(|r| OptionLikelihood {
+            label: r.label.clone(),
+            rating: r.rating,
+            expected_rating: if by_logprob { r.expected } else { None },
+            likelihood: likelihood(used(r)),
+            posterior: likelihood(used(r)) / total,
         })
         .collect();
     // The best by posterior; ties to the first shown (strict comparison).
@@ -138,7 +190,7 @@ pub fn decide(ratings: &[(String, u8)], format: Format, least: bool) -> LimpReco
             .collect(),
     };
     LimpRecord {
-        method: "rating".into(),
+        method: if by_logprob { "logprob" } else { "rating" }.into(),
         least,
         options,
         choice,
@@ -181,8 +233,13 @@ pub fn rating_request(
         }),
     );
     request.temperature = Some(0.0);
+    request.top_logprobs = Some(TOP_LOGPROBS);
     request
 }
+
+/// Alternatives asked for at each token: enough to hold all eleven ratings'
+/// first digits.
+pub const TOP_LOGPROBS: u8 = 12;
 
 /// The solver over one configured model.
 pub struct LimpSubject {
@@ -205,7 +262,7 @@ impl LimpSubject {
         LimpSubject { handle, name }
     }
 
-    async fn rate(&self, request: &ChatRequest) -> Result<u8, SubjectError> {
+    async fn rate(&self, label: &str, request: &ChatRequest) -> Result<Rated, SubjectError> {
         let fail = |message: String| SubjectError {
             who: self.name.clone(),
             message,
@@ -215,14 +272,19 @@ impl LimpSubject {
             .chat(request)
             .await
             .map_err(|e| fail(e.to_string()))?;
-        completion
+        let rating = completion
             .json
             .as_ref()
             .and_then(|v| v.get("rating"))
             .and_then(serde_json::Value::as_u64)
             .filter(|r| *r <= 10)
             .map(|r| r as u8)
-            .ok_or_else(|| fail(format!("no 0–10 rating in {:?}", completion.text)))
+            .ok_or_else(|| fail(format!("no 0–10 rating in {:?}", completion.text)))?;
+        Ok(Rated {
+            label: label.to_owned(),
+            rating,
+            expected: completion.logprobs.as_deref().and_then(expected_rating),
+        })
     }
 }
 
@@ -256,13 +318,18 @@ impl Subject for LimpSubject {
         let mut ratings = Vec::with_capacity(view.options.len());
         for (label, text) in &view.options {
             let request = rating_request(premise, &view.excerpt, &view.question, text);
-            ratings.push((label.clone(), self.rate(&request).await?));
+            ratings.push(self.rate(label, &request).await?);
         }
         let record = decide(&ratings, view.format, asks_least(&view.question));
         let mut reply = format!(
             "LIMP ({}): likelihood of the context's actions and words under each option's \
-             hypothesis, rated 0–10, posterior under a uniform prior{}:\n",
+             hypothesis, rated 0–10 ({}), posterior under a uniform prior{}:\n",
             self.handle.name(),
+            if record.method == "logprob" {
+                "expected from the token log-probabilities"
+            } else {
+                "as written"
+            },
             if record.least {
                 "; the question asks for the LEAST likely"
             } else {
@@ -270,8 +337,11 @@ impl Subject for LimpSubject {
             }
         );
         for o in &record.options {
+            let expected = o
+                .expected_rating
+                .map_or(String::new(), |e| format!(" (expected {e:.2})"));
             reply.push_str(&format!(
-                "{}: rating {:>2}, likelihood {:.3}, posterior {:.3}\n",
+                "{}: rating {:>2}{expected}, likelihood {:.3}, posterior {:.3}\n",
                 o.label, o.rating, o.likelihood, o.posterior
             ));
         }
@@ -286,8 +356,83 @@ impl Subject for LimpSubject {
 mod tests {
     use super::*;
 
-    fn r(pairs: &[(&str, u8)]) -> Vec<(String, u8)> {
-        pairs.iter().map(|(l, n)| (l.to_string(), *n)).collect()
+    fn r(pairs: &[(&str, u8)]) -> Vec<Rated> {
+        pairs
+            .iter()
+            .map(|(l, n)| Rated {
+                label: l.to_string(),
+                rating: *n,
+                expected: None,
+            })
+            .collect()
+    }
+
+    fn token(t: &str, lp: f64, top: &[(&str, f64)]) -> TokenLogprob {
+        TokenLogprob {
+            token: t.into(),
+            logprob: lp,
+            top: top.iter().map(|(t, l)| (t.to_string(), *l)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_expected_rating_weighs_the_digit_alternatives() {
+        let half = 0.5f64.ln();
+        let tokens = [
+            token("{\"", -0.01, &[]),
+            token("rating", -0.01, &[]),
+            token("\":", -0.01, &[]),
+            token(
+                " 8",
+                half,
+                &[
+                    (" 8", half),
+                    (" 6", (0.25f64).ln()),
+                    ("x", -1.0),
+                    (" 2", (0.25f64).ln()),
+                ],
+            ),
+            token("}", -0.01, &[]),
+        ];
+        let e = expected_rating(&tokens).unwrap();
+        assert!(
+            (e - (8.0 * 0.5 + 6.0 * 0.25 + 2.0 * 0.25)).abs() < 1e-9,
+            "{e}"
+        );
+        assert_eq!(expected_rating(&[token("{}", -0.1, &[])]), None);
+        // Every option with log-probabilities: the expectations decide.
+        let rated = vec![
+            Rated {
+                label: "A".into(),
+                rating: 7,
+                expected: Some(5.5),
+            },
+            Rated {
+                label: "B".into(),
+                rating: 7,
+                expected: Some(6.5),
+            },
+        ];
+        let d = decide(&rated, Format::Single, false);
+        assert_eq!(
+            (d.method.as_str(), d.choice.clone()),
+            ("logprob", vec!["B".to_string()])
+        );
+        assert!((d.options[1].likelihood - 7.0 / 11.0).abs() < 1e-12);
+        // One option without them: the written ratings, for all.
+        let mixed = vec![
+            rated[0].clone(),
+            Rated {
+                expected: None,
+                ..rated[1].clone()
+            },
+        ];
+        let d = decide(&mixed, Format::Single, false);
+        assert_eq!(
+            (d.method.as_str(), d.choice.clone()),
+            ("rating", vec!["A".to_string()])
+        );
+        assert_eq!(d.options[0].expected_rating, None);
     }
 
     #[test]
@@ -297,6 +442,7 @@ mod tests {
         let sum: f64 = d.options.iter().map(|o| o.posterior).sum();
         assert!((sum - 1.0).abs() < 1e-12);
         assert!((d.options[1].likelihood - 9.5 / 11.0).abs() < 1e-12);
+        assert_eq!(d.method, "rating");
         assert_eq!(
             decide(&r(&[("A", 5), ("B", 7), ("C", 7)]), Format::Single, false).choice,
             ["B"]
@@ -332,7 +478,16 @@ mod tests {
             "intro\n{RECORD_PREFIX}{}\n[[B]]",
             serde_json::to_string(&d).unwrap()
         );
-        assert_eq!(LimpRecord::from_reply(&reply), Some(d));
+        let back = LimpRecord::from_reply(&reply).unwrap();
+        assert_eq!(
+            (&back.method, back.least, &back.choice),
+            (&d.method, d.least, &d.choice)
+        );
+        for (b, o) in back.options.iter().zip(&d.options) {
+            assert_eq!((&b.label, b.rating), (&o.label, o.rating));
+            assert!((b.likelihood - o.likelihood).abs() < 1e-12);
+            assert!((b.posterior - o.posterior).abs() < 1e-12);
+        }
         assert_eq!(LimpRecord::from_reply("[[B]]"), None);
         assert_eq!(model_of("limp:gpt"), Some("gpt"));
         assert_eq!(model_of("limp:"), None);

@@ -166,6 +166,16 @@ pub fn body_to_request(body: &Value) -> Result<ChatRequest, String> {
             .map(|n| n.min(u64::from(u32::MAX)) as u32),
         seed: body.get("seed").and_then(Value::as_u64),
         task: None,
+        top_logprobs: body
+            .get("logprobs")
+            .and_then(Value::as_bool)
+            .filter(|asked| *asked)
+            .map(|_| {
+                body.get("top_logprobs")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+                    .min(20) as u8
+            }),
     })
 }
 
@@ -298,6 +308,7 @@ mod tests {
                 output_tokens: 1,
             },
             finish_reason: Some("stop".into()),
+            logprobs: None,
         });
         let back = parse_output_line(&output_line("a", &ok).to_string()).unwrap();
         assert_eq!(back.result, ok);

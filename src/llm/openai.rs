@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use super::backend::{AttemptError, Backend, EmbedResponse, FailureKind};
 use super::config::{ModelConfig, StructuredMode};
 use super::retry::server_delay;
-use super::types::{ChatRequest, ChatResponse, Part, Speaker, Usage};
+use super::types::{ChatRequest, ChatResponse, Part, Speaker, TokenLogprob, Usage};
 
 /// An API key: never printed, never serialised.
 #[derive(Clone)]
@@ -289,7 +289,38 @@ pub fn chat_body(model: &str, request: &ChatRequest, mode: StructuredMode) -> Va
     if let Some(s) = request.seed {
         body["seed"] = json!(s);
     }
+    if let Some(k) = request.top_logprobs {
+        body["logprobs"] = json!(true);
+        body["top_logprobs"] = json!(k);
+    }
     body
+}
+
+/// A choice's `logprobs.content`, when the server sent it.
+fn parse_logprobs(choice: &Value) -> Option<Vec<TokenLogprob>> {
+    let content = choice.get("logprobs")?.get("content")?.as_array()?;
+    let entry = |v: &Value| -> Option<(String, f64)> {
+        Some((
+            v.get("token")?.as_str()?.to_owned(),
+            v.get("logprob")?.as_f64()?,
+        ))
+    };
+    content
+        .iter()
+        .map(|t| {
+            let (token, logprob) = entry(t)?;
+            let top = t
+                .get("top_logprobs")
+                .and_then(Value::as_array)
+                .map(|alts| alts.iter().filter_map(entry).collect())
+                .unwrap_or_default();
+            Some(TokenLogprob {
+                token,
+                logprob,
+                top,
+            })
+        })
+        .collect()
 }
 
 /// Reads a chat completion body: first choice's text, finish reason, usage.
@@ -323,6 +354,7 @@ pub fn parse_chat_response(v: &Value) -> Result<ChatResponse, String> {
             .get("finish_reason")
             .and_then(Value::as_str)
             .map(str::to_string),
+        logprobs: parse_logprobs(choice),
     })
 }
 
@@ -451,6 +483,34 @@ mod tests {
             "data:image/jpeg;base64,YWJj"
         );
         assert!(body.get("response_format").is_none());
+    }
+
+    #[test]
+    fn log_probabilities_are_asked_for_and_read_back() {
+        let mut req = ChatRequest::new(vec![Message::user("rate")]);
+        assert!(chat_body("m", &req, StructuredMode::JsonSchema)
+            .get("logprobs")
+            .is_none());
+        req.top_logprobs = Some(12);
+        let body = chat_body("m", &req, StructuredMode::JsonSchema);
+        assert_eq!(
+            (&body["logprobs"], &body["top_logprobs"]),
+            (&json!(true), &json!(12))
+        );
+        let response = json!({"choices": [{
+            "message": {"role": "assistant", "content": "7"},
+            "logprobs": {"content": [{"token": "7", "logprob": -0.2,
+                "top_logprobs": [{"token": "7", "logprob": -0.2}, {"token": "6", "logprob": -1.8}]}]},
+            "finish_reason": "stop"}]});
+        let parsed = parse_chat_response(&response).unwrap();
+        let tokens = parsed.logprobs.unwrap();
+        assert_eq!(tokens[0].token, "7");
+        assert_eq!(
+            tokens[0].top,
+            [("7".to_string(), -0.2), ("6".to_string(), -1.8)]
+        );
+        let plain = json!({"choices": [{"message": {"content": "7"}}]});
+        assert_eq!(parse_chat_response(&plain).unwrap().logprobs, None);
     }
 
     #[test]

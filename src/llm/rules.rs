@@ -127,6 +127,7 @@ impl Backend for RulesBackend {
             text,
             usage: Usage::default(),
             finish_reason: Some("stop".to_string()),
+            logprobs: None,
         })
     }
 }

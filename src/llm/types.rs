@@ -128,6 +128,11 @@ pub struct ChatRequest {
     /// Deterministic work for the `rules` backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<Task>,
+    /// Ask for each generated token's log-probability and this many most
+    /// likely alternatives (OpenAI-compatible `logprobs` / `top_logprobs`; the
+    /// local backend); backends without them answer without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_logprobs: Option<u8>,
 }
 
 impl ChatRequest {
@@ -186,6 +191,19 @@ pub struct Usage {
     pub output_tokens: u64,
 }
 
+/// One generated token's log-probability and the most likely alternatives
+/// at its position.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenLogprob {
+    /// The token's text.
+    pub token: String,
+    /// Its natural-log probability.
+    pub logprob: f64,
+    /// `(token, logprob)` of the most likely tokens there, most likely first.
+    #[serde(default)]
+    pub top: Vec<(String, f64)>,
+}
+
 /// A backend's answer to one chat request (one attempt).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatResponse {
@@ -195,6 +213,10 @@ pub struct ChatResponse {
     pub usage: Usage,
     /// Why generation stopped (`stop`, `length`, …), as the backend said it.
     pub finish_reason: Option<String>,
+    /// Per generated token, when the request asked ([`ChatRequest::top_logprobs`])
+    /// and the backend gives them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logprobs: Option<Vec<TokenLogprob>>,
 }
 
 /// What a caller gets back from the layer.
@@ -208,6 +230,9 @@ pub struct Completion {
     pub usage: Usage,
     /// Why generation stopped.
     pub finish_reason: Option<String>,
+    /// Per generated token, when asked for and given ([`ChatResponse::logprobs`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logprobs: Option<Vec<TokenLogprob>>,
     /// Served from the cache: nothing was paid this time.
     #[serde(skip)]
     pub cached: bool,

@@ -158,6 +158,132 @@ fn the_limp_subject_answers_with_the_scripted_likeliest_option_and_records_it() 
     );
 }
 
+/// The scripted probabilities of ratings 2 and 9 for a hypothesis: p(9)
+/// from its length, the rest on 2. The written rating is the likelier one.
+fn scripted_split(hypothesis: &str) -> f64 {
+    (hypothesis.len() % 10) as f64 / 10.0 + 0.05
+}
+
+#[test]
+fn with_token_logprobs_the_expected_rating_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::trees_import::import_muma(dir.path());
+    assert!(out.status.success(), "{}", said(&out));
+    let asked_logprobs = Arc::new(Mutex::new(0usize));
+    let counted = Arc::clone(&asked_logprobs);
+    let responder: Responder = Arc::new(move |req: &Request| {
+        let Some(h) = hypothesis_of(&req.body) else {
+            return Reply::chat("no hypothesis in the request");
+        };
+        if req.body["logprobs"] == true && req.body["top_logprobs"].as_u64().unwrap_or(0) >= 11 {
+            *counted.lock().unwrap() += 1;
+        }
+        let p9 = scripted_split(&h);
+        let (written, lp) = if p9 >= 0.5 {
+            ("9", p9.ln())
+        } else {
+            ("2", (1.0 - p9).ln())
+        };
+        Reply::ok(serde_json::json!({
+            "id": "x", "object": "chat.completion", "created": 0, "model": "loopback",
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": format!("{{\"rating\": {written}}}")},
+                "logprobs": {"content": [
+                    {"token": "{\"rating\": ", "logprob": -0.01, "top_logprobs": []},
+                    {"token": written, "logprob": lp, "top_logprobs": [
+                        {"token": "9", "logprob": p9.ln()},
+                        {"token": "2", "logprob": (1.0 - p9).ln()}
+                    ]},
+                    {"token": "}", "logprob": -0.01, "top_logprobs": []}
+                ]},
+                "finish_reason": "stop"
+            }],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}
+        }))
+    });
+    let server = LoopbackServer::start(ServerOptions {
+        responder,
+        ..ServerOptions::default()
+    })
+    .unwrap();
+    std::fs::write(
+        dir.path().join("mg.toml"),
+        format!(
+            "[models.loop]\nbackend = \"openai\"\nbase_url = \"{}\"\ntimeout_s = 60\n\
+             concurrency = 1\n\n[client]\nmax_retries = 2\nbackoff_base_ms = 5\n\
+             backoff_max_ms = 50\ndeadline_s = 120\nmax_repairs = 1\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    let out = moviegraph_in(
+        dir.path(),
+        &[
+            "eval",
+            "run",
+            "--trees",
+            "trees/muma-tom.jsonl",
+            "--subject",
+            "limp:loop",
+            "--config",
+            "mg.toml",
+            "--run",
+            "lp",
+            "--store",
+            "ws.db",
+        ],
+    );
+    assert!(out.status.success(), "{}", said(&out));
+    assert_eq!(
+        *asked_logprobs.lock().unwrap(),
+        36,
+        "every rating asks for log-probabilities"
+    );
+    let out = moviegraph_in(
+        dir.path(),
+        &[
+            "eval", "report", "lp", "--format", "json", "--store", "ws.db",
+        ],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trees = read_trees(&dir.path().join("trees/muma-tom.jsonl")).unwrap();
+    let answers = report["runs"][0]["limp"].as_array().unwrap();
+    assert_eq!(answers.len(), 12);
+    for (tree, answer) in trees.iter().zip(answers) {
+        assert_eq!(answer["tree"], tree.id.as_str());
+        let record = &answer["record"];
+        assert_eq!(record["method"], "logprob", "{record}");
+        let node = &tree.nodes[0];
+        let expected: Vec<f64> = node
+            .options
+            .iter()
+            .map(|o| {
+                let p9 = scripted_split(&o.text);
+                9.0 * p9 + 2.0 * (1.0 - p9)
+            })
+            .collect();
+        for (o, e) in record["options"].as_array().unwrap().iter().zip(&expected) {
+            assert!(
+                (o["expected_rating"].as_f64().unwrap() - e).abs() < 1e-6,
+                "{record}"
+            );
+        }
+        let least = node.question.to_lowercase().contains("least likely");
+        let mut best = 0;
+        for (i, e) in expected.iter().enumerate() {
+            if (least && *e < expected[best]) || (!least && *e > expected[best]) {
+                best = i;
+            }
+        }
+        assert_eq!(
+            record["choice"],
+            serde_json::json!([node.options[best].label]),
+            "{record}"
+        );
+    }
+}
+
 #[test]
 fn limp_needs_a_model_that_answers() {
     let dir = tempfile::tempdir().unwrap();

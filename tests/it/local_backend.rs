@@ -497,4 +497,9 @@ fn the_limp_subject_runs_end_to_end_on_the_local_model() {
         .iter()
         .all(|o| o["rating"].as_u64().is_some_and(|r| r <= 10)));
     assert_eq!(record["choice"].as_array().unwrap().len(), 1);
+    // The local backend gives token log-probabilities: the expected ratings decide.
+    assert_eq!(record["method"], "logprob", "{record}");
+    assert!(options.iter().all(|o| o["expected_rating"]
+        .as_f64()
+        .is_some_and(|e| (0.0..=10.0).contains(&e))));
 }

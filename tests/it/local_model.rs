@@ -59,6 +59,7 @@ fn greedy_is_deterministic_and_seeds_reproduce() {
         max_tokens: 8,
         temperature: 0.0,
         seed: 0,
+        top_logprobs: 0,
     };
     let a = m.generate(&turns, &p, None).unwrap();
     let b = m.generate(&turns, &p, None).unwrap();
@@ -69,6 +70,7 @@ fn greedy_is_deterministic_and_seeds_reproduce() {
         max_tokens: 8,
         temperature: 0.9,
         seed: 42,
+        top_logprobs: 0,
     };
     assert_eq!(
         m.generate(&turns, &s, None).unwrap().text,
@@ -105,6 +107,7 @@ fn constrained_output_always_validates() {
             max_tokens: 48,
             temperature: if i == 0 { 0.0 } else { 1.0 },
             seed: i as u64,
+            top_logprobs: 0,
         };
         let g = m.generate(&user(prompt), &p, Some(schema)).unwrap();
         println!(

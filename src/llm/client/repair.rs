@@ -37,6 +37,7 @@ pub(super) fn finish(request: &ChatRequest, resp: &ChatResponse) -> Result<Compl
         json,
         usage: resp.usage,
         finish_reason: resp.finish_reason.clone(),
+        logprobs: resp.logprobs.clone(),
         cached: false,
         key: String::new(),
     })

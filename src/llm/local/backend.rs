@@ -231,6 +231,7 @@ pub fn request_params(request: &ChatRequest) -> GenParams {
             .map_or(DEFAULT_MAX_TOKENS, |n| n as usize),
         temperature: request.temperature.unwrap_or(0.0) as f32,
         seed: request.seed.unwrap_or(0),
+        top_logprobs: request.top_logprobs.map_or(0, usize::from),
     }
 }
 
@@ -429,6 +430,7 @@ impl Backend for LocalBackend {
                 output_tokens: generation.completion_tokens as u64,
             },
             finish_reason: Some(generation.finish_reason.as_str().to_string()),
+            logprobs: (!generation.logprobs.is_empty()).then_some(generation.logprobs),
         })
     }
 }

@@ -128,6 +128,9 @@ pub struct GenParams {
     pub temperature: f32,
     /// Seed of the sampling RNG (same seed, same output).
     pub seed: u64,
+    /// Record each generated token's log-probability and this many most
+    /// likely alternatives (under the schema's mask, when there is one); 0: none.
+    pub top_logprobs: usize,
 }
 
 impl Default for GenParams {
@@ -136,6 +139,7 @@ impl Default for GenParams {
             max_tokens: 256,
             temperature: 0.0,
             seed: 0,
+            top_logprobs: 0,
         }
     }
 }
@@ -192,6 +196,9 @@ pub struct Generation {
     pub closed: bool,
     /// Oldest turns dropped to fit the context.
     pub dropped_turns: usize,
+    /// Per generated token, its log-probability and the most likely
+    /// alternatives, when [`GenParams::top_logprobs`] asked for them.
+    pub logprobs: Vec<crate::llm::types::TokenLogprob>,
     /// Timing figures.
     pub timing: GenTiming,
 }
@@ -448,6 +455,7 @@ impl LocalModel {
         let mut rng = SplitMix64::new(params.seed);
         let mut matcher = masks.as_ref().map(|m| Matcher::new(m.grammar()));
         let mut out: Vec<u32> = Vec::new();
+        let mut logprobs = Vec::new();
         let mut finish = FinishReason::Length;
         let mut pos = prompt.len();
         while out.len() < max_tokens {
@@ -471,6 +479,9 @@ impl LocalModel {
             let Some(tok) = sample(&logits, params.temperature, &mut rng) else {
                 return Err(LocalError::Generation("every token was masked".into()));
             };
+            if params.top_logprobs > 0 && !self.tokenizer.stop_ids.contains(&tok) {
+                logprobs.push(self.token_logprobs(&logits, tok, params.top_logprobs));
+            }
             if self.tokenizer.stop_ids.contains(&tok) {
                 finish = FinishReason::Stop;
                 break;
@@ -534,8 +545,44 @@ impl LocalModel {
             finish_reason: finish,
             closed,
             dropped_turns: dropped,
+            logprobs,
             timing,
         })
+    }
+
+    /// The log-probability of `chosen` under `logits` (log-softmax; masked
+    /// tokens are -inf and take no mass) and the `top` most likely tokens.
+    fn token_logprobs(
+        &self,
+        logits: &[f32],
+        chosen: u32,
+        top: usize,
+    ) -> crate::llm::types::TokenLogprob {
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let sum: f64 = logits
+            .iter()
+            .filter(|l| l.is_finite())
+            .map(|&l| f64::from(l - max).exp())
+            .sum();
+        let log_z = f64::from(max) + sum.ln();
+        let logprob = |id: u32| f64::from(logits[id as usize]) - log_z;
+        let mut best: Vec<u32> = Vec::with_capacity(top + 1);
+        for (id, l) in logits.iter().enumerate() {
+            if !l.is_finite() {
+                continue;
+            }
+            let at = best.partition_point(|&b| logits[b as usize] >= *l);
+            if at < top {
+                best.insert(at, id as u32);
+                best.truncate(top);
+            }
+        }
+        let text = |id: u32| String::from_utf8_lossy(self.vocab.bytes(id)).into_owned();
+        crate::llm::types::TokenLogprob {
+            token: text(chosen),
+            logprob: logprob(chosen),
+            top: best.into_iter().map(|id| (text(id), logprob(id))).collect(),
+        }
     }
 
     /// Renders and tokenizes the prompt, dropping the oldest non-system turns
