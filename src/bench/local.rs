@@ -125,6 +125,20 @@ impl Sum {
     }
 }
 
+/// One short unconstrained generation (allocator, caches), so the measured
+/// runs start warm.
+fn warm_up(model: &LocalModel, turns: &[ChatTurn], params: &GenParams) -> anyhow::Result<()> {
+    model.generate(
+        turns,
+        &GenParams {
+            max_tokens: 8,
+            ..*params
+        },
+        None,
+    )?;
+    Ok(())
+}
+
 /// Runs the benchmark and prints its figures.
 pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
     let path = resolve_model_path(args.model.as_deref())?;
@@ -151,14 +165,7 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
     let info = model.info();
 
     // Warm-up (allocator, caches) without a schema, so the constrained cold run is really cold.
-    model.generate(
-        &turns,
-        &GenParams {
-            max_tokens: 8,
-            ..params
-        },
-        None,
-    )?;
+    warm_up(&model, &turns, &params)?;
     let mut free = Sum::default();
     for _ in 0..args.runs {
         free.run(|| model.generate(&turns, &params, None))?;
@@ -229,6 +236,43 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
         cold.finish_reason.as_str(),
         cold.text
     );
+    emit(&out)?;
+
+    // The same prompts on the file requantized to Q8_0 (`requantize = "q8_0"`),
+    // in the same run, against the file's own types measured above.
+    let t = std::time::Instant::now();
+    let requantized = LocalModel::load(
+        &path,
+        &LoadOptions {
+            requantize: true,
+            ..LoadOptions::default()
+        },
+    )?;
+    let load_q8 = t.elapsed().as_secs_f64();
+    let mut out = String::new();
+    if !requantized.info().requantized {
+        let _ = writeln!(
+            out,
+            "requantized: the file has no Q4_1 / Q5_0 / Q5_1 tensors, nothing to re-encode"
+        );
+    } else {
+        warm_up(&requantized, &turns, &params)?;
+        let mut q8 = Sum::default();
+        let mut last = None;
+        for _ in 0..args.runs {
+            last = Some(q8.run(|| requantized.generate(&turns, &params, None))?);
+        }
+        let own = model.generate(&turns, &params, None)?;
+        let _ = writeln!(
+            out,
+            "requantized to Q8_0 (requantize = \"q8_0\", loaded in {load_q8:.2} s): prompt {:.1} tokens/s ({:.2}x the file's own types), generation {:.1} tokens/s ({:.2}x); greedy output {} the file's own",
+            q8.pps(),
+            q8.pps() / free.pps().max(1e-9),
+            q8.tps(),
+            q8.tps() / free.tps().max(1e-9),
+            if last.is_some_and(|g| g.text == own.text) { "equals" } else { "differs from" }
+        );
+    }
     emit(&out)?;
     Ok(())
 }

@@ -180,6 +180,12 @@ pub struct ModelConfig {
     /// For `local`: the model file.
     #[serde(default)]
     pub path: Option<PathBuf>,
+    /// For `local`: `"q8_0"` re-encodes the file's Q4_1 / Q5_0 / Q5_1 tensors
+    /// as Q8_0 at load, which candle multiplies with SIMD code (about 2–3×
+    /// faster on x86), at the cost of outputs that differ slightly from the
+    /// file's own quantization. Absent: the file as it is.
+    #[serde(default)]
+    pub requantize: Option<String>,
 }
 
 fn default_concurrency() -> usize {
@@ -210,6 +216,7 @@ impl ModelConfig {
             replay_of: None,
             replay_store: None,
             path: None,
+            requantize: None,
         }
     }
 
@@ -485,6 +492,16 @@ impl Config {
                 },
                 BackendKind::Rules | BackendKind::Local => {}
             }
+            match (&m.requantize, m.backend) {
+                (None, _) => {}
+                (Some(q), BackendKind::Local) if q == "q8_0" => {}
+                (Some(q), BackendKind::Local) => {
+                    return Err(bad(&format!(
+                        "requantize = \"{q}\": the one choice is \"q8_0\""
+                    )))
+                }
+                (Some(_), _) => return Err(bad("requantize applies to local models only")),
+            }
         }
         Ok(())
     }
@@ -543,6 +560,14 @@ mod tests {
             (
                 "[models.x]\nbackend = \"openai\"\nbase_url = \"http://h/v1\"\napi_key_env = \"sk-proj abc def\"",
                 "must name an environment variable",
+            ),
+            (
+                "[models.x]\nbackend = \"local\"\nrequantize = \"q4_0\"",
+                "the one choice is \"q8_0\"",
+            ),
+            (
+                "[models.x]\nbackend = \"openai\"\nbase_url = \"http://h/v1\"\nrequantize = \"q8_0\"",
+                "local models only",
             ),
         ];
         for (text, want) in cases {

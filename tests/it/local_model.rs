@@ -130,6 +130,7 @@ fn long_conversations_drop_their_oldest_turns() {
         &path,
         &LoadOptions {
             context_len: Some(256),
+            ..LoadOptions::default()
         },
     )
     .unwrap();
@@ -212,4 +213,72 @@ fn cut_off_constrained_output_is_closed_validly() {
     let v: Value = serde_json::from_str(&g.text).unwrap_or_else(|e| panic!("{e}: {}", g.text));
     validate(&schema, &v).unwrap();
     println!("closed: {}", g.text);
+}
+
+/// Greedy replies to fixed prompts, recorded with the engine before its
+/// speed work (issue 22): a faster engine must give the same tokens.
+const PINNED_GREEDY: &[(&str, &str)] = &[
+    (
+        "Name three colours.",
+        "1. Red: This is the most obvious colour, but it's also the most versatile. Red is a colour that can be used in many different ways.",
+    ),
+    (
+        "In one sentence, why would a woman hide her brother's key from him?",
+        "To add to the original message, a woman hides her brother's key from him by using a hidden key to conceal her brother's identity.",
+    ),
+    (
+        "INT. HARBOUR - NIGHT\n\nMARA waits on the pier. QUINTON arrives late.\n\nWhat does Mara feel?",
+        "(SmolLM, a warm smile) Ah, the night is young, my friend. I'm not sure what to say. I'm not sure",
+    ),
+];
+
+#[test]
+fn greedy_output_of_fixed_prompts_is_pinned() {
+    let Some(m) = model() else { return };
+    let prompts = [
+        "Name three colours.",
+        "In one sentence, why would a woman hide her brother's key from him?",
+        "INT. HARBOUR - NIGHT\n\nMARA waits on the pier. QUINTON arrives late.\n\nWhat does Mara feel?",
+    ];
+    let p = GenParams {
+        max_tokens: 32,
+        ..GenParams::default()
+    };
+    let got: Vec<(String, String)> = prompts
+        .iter()
+        .map(|q| (q.to_string(), m.generate(&user(q), &p, None).unwrap().text))
+        .collect();
+    let pinned: Vec<(String, String)> = PINNED_GREEDY
+        .iter()
+        .map(|(q, t)| (q.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(got, pinned);
+}
+
+#[test]
+fn a_requantized_model_loads_and_its_constrained_output_validates() {
+    let Some(own) = model() else { return };
+    let m = LocalModel::load(
+        &own.info().path,
+        &LoadOptions {
+            requantize: true,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(m.info().requantized, "the Q4_1 file is re-encoded");
+    let schema = json!({"type": "object", "properties": {"colour": {"enum": ["red", "blue"]}},
+        "required": ["colour"], "additionalProperties": false});
+    let g = m
+        .generate(
+            &user("Pick a colour."),
+            &GenParams {
+                max_tokens: 12,
+                ..GenParams::default()
+            },
+            Some(&schema),
+        )
+        .unwrap();
+    let value: Value = serde_json::from_str(&g.text).unwrap();
+    assert!(validate(&value, &schema).is_ok(), "{}", g.text);
 }

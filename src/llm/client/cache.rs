@@ -31,11 +31,18 @@ impl Identity {
         let mut urls = config.urls();
         urls.sort();
         let endpoint = match config.backend {
-            BackendKind::Local => config
-                .path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
+            // Requantized weights answer differently: another endpoint.
+            BackendKind::Local => {
+                let file = config
+                    .path
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                match &config.requantize {
+                    Some(q) => format!("{file}#requantize={q}"),
+                    None => file,
+                }
+            }
             _ => urls.join(","),
         };
         // The entry name identifies rules and local models: two rules auditors answer
@@ -153,5 +160,23 @@ impl ModelHandle {
                 cost,
             }),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::BackendKind;
+
+    #[test]
+    fn a_requantized_local_model_caches_apart_from_the_file_as_it_is() {
+        let mut m = ModelConfig::rules();
+        m.backend = BackendKind::Local;
+        m.path = Some("m.gguf".into());
+        let own = Identity::of("smol", &m);
+        m.requantize = Some("q8_0".into());
+        let q8 = Identity::of("smol", &m);
+        assert_ne!(own.key("chat", json!({})), q8.key("chat", json!({})));
+        assert_eq!(q8.endpoint, "m.gguf#requantize=q8_0");
     }
 }

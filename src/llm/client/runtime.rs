@@ -33,7 +33,14 @@ pub(super) struct ModelRuntime {
 /// one fails only the calls to it), loaded at its first call.
 pub(super) fn local_backend(name: &str, m: &ModelConfig, source: &std::path::Path) -> LocalBackend {
     match local::backend::resolve_configured(name, m.path.as_deref(), source) {
-        Ok(path) => LocalBackend::lazy(name, path, local::LoadOptions::default()),
+        Ok(path) => LocalBackend::lazy(
+            name,
+            path,
+            local::LoadOptions {
+                requantize: m.requantize.is_some(),
+                ..local::LoadOptions::default()
+            },
+        ),
         Err(why) => LocalBackend::missing(name, why),
     }
 }

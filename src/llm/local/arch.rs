@@ -2,9 +2,11 @@
 //! GGUF's `general.architecture`.
 
 use std::fs::File;
+use std::io::{Cursor, Read, Seek};
 use std::path::Path;
 
-use candle_core::quantized::gguf_file::Content;
+use candle_core::quantized::gguf_file::{self, Content};
+use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 use candle_transformers::models::{
     quantized_gemma3, quantized_llama, quantized_qwen2, quantized_qwen3,
@@ -45,9 +47,79 @@ fn load_err(path: &Path, e: impl std::fmt::Display) -> LocalError {
     }
 }
 
+/// Quantization types candle 0.11 multiplies with scalar code on x86 (it
+/// has SIMD dot products for Q4_0, Q8_0 and the K-quants only): a Q4_1
+/// model ran its matmuls about 5–8× slower than the hardware allows.
+const SCALAR_TYPES: [GgmlDType; 3] = [GgmlDType::Q4_1, GgmlDType::Q5_0, GgmlDType::Q5_1];
+
+/// Whether [`transcode`] would change any tensor of `ct`.
+pub fn needs_transcoding(ct: &Content) -> bool {
+    ct.tensor_infos
+        .values()
+        .any(|t| SCALAR_TYPES.contains(&t.ggml_dtype))
+}
+
+/// The GGUF of `ct` with every tensor of a [`SCALAR_TYPES`] type re-encoded
+/// as Q8_0 (one 8-bit scale per 32 weights: it holds a 4- or 5-bit block's
+/// values to within half a Q8_0 step, and has a SIMD dot product), in
+/// memory; other tensors and all metadata as they were.
+pub fn transcode<R: Read + Seek>(
+    ct: &Content,
+    file: &mut R,
+) -> candle_core::Result<(Content, Cursor<Vec<u8>>)> {
+    let dev = Device::Cpu;
+    let mut names: Vec<(&String, u64)> = ct
+        .tensor_infos
+        .iter()
+        .map(|(name, info)| (name, info.offset))
+        .collect();
+    names.sort_by_key(|(_, offset)| *offset);
+    let mut tensors: Vec<(String, QTensor)> = Vec::with_capacity(names.len());
+    for (name, _) in names {
+        let q = ct.tensor(file, name, &dev)?;
+        let q = if SCALAR_TYPES.contains(&q.dtype()) {
+            QTensor::quantize(&q.dequantize(&dev)?, GgmlDType::Q8_0)?
+        } else {
+            q
+        };
+        tensors.push((name.clone(), q));
+    }
+    let metadata: Vec<(&str, &gguf_file::Value)> =
+        ct.metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, q)| (n.as_str(), q)).collect();
+    let mut out = Cursor::new(Vec::new());
+    gguf_file::write(&mut out, &metadata, &refs)?;
+    drop(refs);
+    drop(tensors);
+    out.set_position(0);
+    let content = Content::read(&mut out)?;
+    Ok((content, out))
+}
+
 impl Weights {
-    /// Loads the tensors of `ct` from `file`, dispatching on `arch`.
-    pub fn load(arch: &str, ct: Content, file: &mut File, path: &Path) -> Result<Self, LocalError> {
+    /// Loads the tensors of `ct` from `file`, dispatching on `arch`; with
+    /// `requantize`, tensors of a type candle multiplies with scalar code are
+    /// re-encoded as Q8_0 first ([`transcode`]).
+    pub fn load(
+        arch: &str,
+        ct: Content,
+        file: &mut File,
+        path: &Path,
+        requantize: bool,
+    ) -> Result<Self, LocalError> {
+        if requantize && needs_transcoding(&ct) {
+            let (ct, mut memory) = transcode(&ct, file).map_err(|e| load_err(path, e))?;
+            return Self::from_content(arch, ct, &mut memory, path);
+        }
+        Self::from_content(arch, ct, file, path)
+    }
+
+    fn from_content<R: Read + Seek>(
+        arch: &str,
+        ct: Content,
+        file: &mut R,
+        path: &Path,
+    ) -> Result<Self, LocalError> {
         let dev = Device::Cpu;
         Ok(match arch {
             "llama" | "mistral" => Weights::Llama(
