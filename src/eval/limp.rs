@@ -94,6 +94,42 @@ impl LimpRecord {
     }
 }
 
+/// One answer of the LIMP solver with its record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LimpAnswer {
+    /// The tree.
+    pub tree: String,
+    /// The node.
+    pub node: String,
+    /// 1 or 2.
+    pub phase: u8,
+    /// Whether the answer was correct.
+    pub correct: bool,
+    /// Likelihoods, posteriors and the choice.
+    pub record: LimpRecord,
+}
+
+/// The LIMP answers of `loaded` with their records (none unless its subject
+/// is a `limp:MODEL`).
+pub fn answers_of(loaded: &super::protocol::LoadedRun) -> Vec<LimpAnswer> {
+    if model_of(&loaded.run.subject).is_none() {
+        return Vec::new();
+    }
+    loaded
+        .answers
+        .iter()
+        .filter_map(|a| {
+            Some(LimpAnswer {
+                tree: a.tree_id.clone(),
+                node: a.node_id.clone(),
+                phase: a.phase,
+                correct: a.correct,
+                record: LimpRecord::from_reply(&a.raw)?,
+            })
+        })
+        .collect()
+}
+
 /// The calibrated likelihood of a 0–10 rating.
 pub fn likelihood(rating: f64) -> f64 {
     (rating.clamp(0.0, 10.0) + 0.5) / 11.0

@@ -144,22 +144,7 @@ pub struct RunMetrics {
     /// For a `limp:MODEL` subject, each answer's per-option likelihoods and
     /// posteriors as its reply recorded them (empty for other subjects).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub limp: Vec<LimpAnswer>,
-}
-
-/// One answer of the LIMP solver with its record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LimpAnswer {
-    /// The tree.
-    pub tree: String,
-    /// The node.
-    pub node: String,
-    /// 1 or 2.
-    pub phase: u8,
-    /// Whether the answer was correct.
-    pub correct: bool,
-    /// Likelihoods, posteriors and the choice.
-    pub record: super::limp::LimpRecord,
+    pub limp: Vec<super::limp::LimpAnswer>,
 }
 
 const SECTIONS: [&str; 15] = [
@@ -583,23 +568,7 @@ pub fn compute<'a>(loaded: &'a LoadedRun, bootstrap: BootstrapSettings) -> RunMe
         figures,
         dependency,
         distractors: distractors.into_iter().collect(),
-        limp: if super::limp::model_of(&run.subject).is_some() {
-            loaded
-                .answers
-                .iter()
-                .filter_map(|a| {
-                    Some(LimpAnswer {
-                        tree: a.tree_id.clone(),
-                        node: a.node_id.clone(),
-                        phase: a.phase,
-                        correct: a.correct,
-                        record: super::limp::LimpRecord::from_reply(&a.raw)?,
-                    })
-                })
-                .collect()
-        } else {
-            Vec::new()
-        },
+        limp: super::limp::answers_of(loaded),
     }
 }
 
