@@ -37,6 +37,27 @@ fn hypothesis_of(body: &Value) -> Option<String> {
     Some(after.split("\n\n").next()?.to_owned())
 }
 
+/// Starts the loopback server on `responder` and writes `dir/mg.toml`
+/// naming it as model `loop`.
+fn serve_as_loop(dir: &std::path::Path, responder: Responder) -> LoopbackServer {
+    let server = LoopbackServer::start(ServerOptions {
+        responder,
+        ..ServerOptions::default()
+    })
+    .unwrap();
+    std::fs::write(
+        dir.join("mg.toml"),
+        format!(
+            "[models.loop]\nbackend = \"openai\"\nbase_url = \"{}\"\ntimeout_s = 60\n\
+             concurrency = 1\n\n[client]\nmax_retries = 2\nbackoff_base_ms = 5\n\
+             backoff_max_ms = 50\ndeadline_s = 120\nmax_repairs = 1\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    server
+}
+
 #[test]
 fn the_limp_subject_answers_with_the_scripted_likeliest_option_and_records_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -51,21 +72,7 @@ fn the_limp_subject_answers_with_the_scripted_likeliest_option_and_records_it() 
         log.lock().unwrap().push(h.clone());
         Reply::chat(&format!("{{\"rating\": {}}}", scripted(&h)))
     });
-    let server = LoopbackServer::start(ServerOptions {
-        responder,
-        ..ServerOptions::default()
-    })
-    .unwrap();
-    std::fs::write(
-        dir.path().join("mg.toml"),
-        format!(
-            "[models.loop]\nbackend = \"openai\"\nbase_url = \"{}\"\ntimeout_s = 60\n\
-             concurrency = 1\n\n[client]\nmax_retries = 2\nbackoff_base_ms = 5\n\
-             backoff_max_ms = 50\ndeadline_s = 120\nmax_repairs = 1\n",
-            server.url()
-        ),
-    )
-    .unwrap();
+    let _server = serve_as_loop(dir.path(), responder);
     let eval_run = |id: &str| {
         moviegraph_in(
             dir.path(),
@@ -202,21 +209,7 @@ fn with_token_logprobs_the_expected_rating_decides() {
             "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}
         }))
     });
-    let server = LoopbackServer::start(ServerOptions {
-        responder,
-        ..ServerOptions::default()
-    })
-    .unwrap();
-    std::fs::write(
-        dir.path().join("mg.toml"),
-        format!(
-            "[models.loop]\nbackend = \"openai\"\nbase_url = \"{}\"\ntimeout_s = 60\n\
-             concurrency = 1\n\n[client]\nmax_retries = 2\nbackoff_base_ms = 5\n\
-             backoff_max_ms = 50\ndeadline_s = 120\nmax_repairs = 1\n",
-            server.url()
-        ),
-    )
-    .unwrap();
+    let _server = serve_as_loop(dir.path(), responder);
     let out = moviegraph_in(
         dir.path(),
         &[
