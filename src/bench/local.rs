@@ -30,6 +30,53 @@ pub struct BenchLocalArgs {
     /// Runs of each configuration (after one warm-up run).
     #[arg(long, default_value_t = 2)]
     runs: usize,
+    /// A Python interpreter with `llama-cpp-python` (benches/local.sh builds
+    /// one): llama.cpp then runs the same file and prompt in this run, as the
+    /// peer; without it that comparison is skipped.
+    #[arg(long)]
+    python: Option<String>,
+}
+
+const PEER_SCRIPT: &str = include_str!("../../benches/llama_cpp_peer.py");
+
+/// What llama.cpp measured on the same file and prompt.
+#[derive(Debug, serde::Deserialize)]
+struct Peer {
+    version: String,
+    threads: usize,
+    prompt_tokens: usize,
+    prompt_secs: f64,
+    tokens: usize,
+    gen_secs: f64,
+}
+
+/// Runs [`PEER_SCRIPT`] under `python`; `Err` carries why it was skipped.
+fn llama_cpp_peer(
+    python: &str,
+    model: &std::path::Path,
+    prompt: &[u32],
+    max_tokens: usize,
+    runs: usize,
+) -> Result<Peer, String> {
+    let input = serde_json::json!({
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
+        "runs": runs,
+        "threads": moviegraph::llm::local::llama::engine_threads(),
+        "batch": moviegraph::llm::local::PREFILL_CHUNK,
+    });
+    let output = std::process::Command::new(python)
+        .args(["-c", PEER_SCRIPT, &input.to_string()])
+        .output()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(stderr.lines().last().unwrap_or("no message").to_string());
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.trim())
+        .map_err(|e| format!("unreadable peer output ({e}): {stdout}"))
 }
 
 /// The schema of the constrained runs: shaped like a pipeline role's output.
@@ -75,6 +122,7 @@ struct Sum {
     mask_secs: f64,
     computed: u64,
     cached: u64,
+    skipped: u64,
 }
 
 impl Sum {
@@ -86,6 +134,7 @@ impl Sum {
         self.mask_secs += g.timing.mask_secs;
         self.computed += g.timing.masks_computed;
         self.cached += g.timing.masks_cached;
+        self.skipped += g.timing.masks_skipped;
     }
     /// Runs `f`, adding its generation and its wall and CPU time.
     fn run(
@@ -180,14 +229,15 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "model {} ({}, {}), vocab {}, context {}, loaded in {:.2} s, {} threads, {} CPUs online",
+        "model {} ({}, {}, {}), vocab {}, context {}, loaded in {:.2} s, {} threads, {} CPUs online",
         info.name,
         info.arch,
+        info.engine,
         path.display(),
         info.vocab_size,
         info.context_len,
         load_secs,
-        candle_core::utils::get_num_threads(),
+        moviegraph::llm::local::llama::engine_threads(),
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     let _ = writeln!(
@@ -219,7 +269,7 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
     ] {
         let _ = writeln!(
             out,
-            "  {label} {:6.1} tokens/s ({} tokens, {:.2} ms/token), time per token {:.3}x unconstrained, masks {:.3} ms/token ({} computed, {} cached); {}",
+            "  {label} {:6.1} tokens/s ({} tokens, {:.2} ms/token), time per token {:.3}x unconstrained, masks {:.3} ms/token ({} computed, {} cached, {} steps needed none); {}",
             s.tps(),
             s.tokens,
             s.ms_per_token(),
@@ -227,6 +277,7 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
             s.mask_ms(),
             s.computed,
             s.cached,
+            s.skipped,
             s.cpu()
         );
     }
@@ -238,9 +289,69 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
     );
     emit(&out)?;
 
-    // The same prompts on the file requantized to Q8_0 (`requantize = "q8_0"`),
-    // in the same run, against the file's own types measured above.
-    let t = std::time::Instant::now();
+    let mut out = String::new();
+    match &args.python {
+        None => out.push_str(
+            "llama.cpp peer: skipped (no --python with llama-cpp-python; benches/local.sh installs it)\n",
+        ),
+        Some(python) => {
+            let prompt = model.tokenize(&model.render_prompt(&turns)?)?;
+            match llama_cpp_peer(python, &path, &prompt, args.max_tokens, args.runs) {
+                Err(why) => {
+                    let _ = writeln!(out, "llama.cpp peer: skipped ({why})");
+                }
+                Ok(peer) => {
+                    let peer_pps = peer.prompt_tokens as f64 / peer.prompt_secs.max(1e-9);
+                    let peer_tps = peer.tokens as f64 / peer.gen_secs.max(1e-9);
+                    let _ = writeln!(
+                        out,
+                        "llama.cpp peer (llama-cpp-python {}, {} threads, same file and prompt, {} tokens): prompt {:.1} tokens/s, generation {:.1} tokens/s ({} tokens)",
+                        peer.version, peer.threads, prompt.len(), peer_pps, peer_tps, peer.tokens
+                    );
+                    let _ = writeln!(
+                        out,
+                        "moviegraph / llama.cpp: prompt {:.2}x, generation {:.2}x unconstrained, {:.2}x constrained (warm)",
+                        free.pps() / peer_pps.max(1e-9),
+                        free.tps() / peer_tps.max(1e-9),
+                        warm.tps() / peer_tps.max(1e-9)
+                    );
+                }
+            }
+        }
+    }
+    emit(&out)?;
+
+    // The same prompts on candle's quantized_llama, the implementation the
+    // engine's own llama pass replaced and reproduces bit for bit.
+    let mut out = String::new();
+    if info.engine == "moviegraph llama pass" {
+        let reference = LocalModel::load(
+            &path,
+            &LoadOptions {
+                candle_llama: true,
+                ..LoadOptions::default()
+            },
+        )?;
+        warm_up(&reference, &turns, &params)?;
+        let mut sum = Sum::default();
+        let mut same = true;
+        for _ in 0..args.runs {
+            let theirs = sum.run(|| reference.generate(&turns, &params, None))?;
+            let ours = model.generate(&turns, &params, None)?;
+            same &= theirs.text == ours.text;
+        }
+        let _ = writeln!(
+            out,
+            "candle quantized_llama (the reference, MOVIEGRAPH_LOCAL_ENGINE=candle): prompt {:.1} tokens/s, generation {:.1} tokens/s; this engine {:.2}x its prompt speed, {:.2}x its generation; greedy output {}",
+            sum.pps(),
+            sum.tps(),
+            free.pps() / sum.pps().max(1e-9),
+            free.tps() / sum.tps().max(1e-9),
+            if same { "identical" } else { "DIFFERS" }
+        );
+    }
+
+    // The same prompts on the file requantized to Q8_0 (`requantize = "q8_0"`).
     let requantized = LocalModel::load(
         &path,
         &LoadOptions {
@@ -248,12 +359,10 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
             ..LoadOptions::default()
         },
     )?;
-    let load_q8 = t.elapsed().as_secs_f64();
-    let mut out = String::new();
     if !requantized.info().requantized {
         let _ = writeln!(
             out,
-            "requantized: the file has no Q4_1 / Q5_0 / Q5_1 tensors, nothing to re-encode"
+            "requantize = \"q8_0\": nothing to re-encode (no tensor of a type this engine multiplies with scalar code)"
         );
     } else {
         warm_up(&requantized, &turns, &params)?;
@@ -265,7 +374,7 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
         let own = model.generate(&turns, &params, None)?;
         let _ = writeln!(
             out,
-            "requantized to Q8_0 (requantize = \"q8_0\", loaded in {load_q8:.2} s): prompt {:.1} tokens/s ({:.2}x the file's own types), generation {:.1} tokens/s ({:.2}x); greedy output {} the file's own",
+            "requantized to Q8_0 (requantize = \"q8_0\"): prompt {:.1} tokens/s ({:.2}x the file's own types), generation {:.1} tokens/s ({:.2}x); greedy output {} the file's own",
             q8.pps(),
             q8.pps() / free.pps().max(1e-9),
             q8.tps(),

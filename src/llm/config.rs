@@ -180,10 +180,11 @@ pub struct ModelConfig {
     /// For `local`: the model file.
     #[serde(default)]
     pub path: Option<PathBuf>,
-    /// For `local`: `"q8_0"` re-encodes the file's Q4_1 / Q5_0 / Q5_1 tensors
-    /// as Q8_0 at load, which candle multiplies with SIMD code (about 2–3×
-    /// faster on x86), at the cost of outputs that differ slightly from the
-    /// file's own quantization. Absent: the file as it is.
+    /// For `local`: `"q8_0"` re-encodes the tensors the engine multiplies
+    /// with scalar code (Q5_0 / Q5_1; Q4_1 too for architectures other than
+    /// llama, whose pass has its own SIMD Q4_1 product) as Q8_0 at load,
+    /// which has a SIMD product, at the cost of outputs that differ slightly
+    /// from the file's own quantization. Absent: the file as it is.
     #[serde(default)]
     pub requantize: Option<String>,
 }

@@ -19,8 +19,13 @@ pub const SUPPORTED: &[&str] = &["llama", "mistral", "qwen2", "qwen3", "gemma3"]
 
 /// A loaded model of one of the supported architectures.
 pub enum Weights {
-    /// Llama, SmolLM2, Mistral (llama layout).
-    Llama(quantized_llama::ModelWeights),
+    /// Llama, SmolLM2, Mistral (llama layout): the engine's own forward
+    /// pass ([`super::llama`]).
+    Llama(Box<super::llama::Llama>),
+    /// A llama-layout file the engine's own pass does not cover (mixture of
+    /// experts, partial rotary dimension), or any llama-layout file under
+    /// `MOVIEGRAPH_LOCAL_ENGINE=candle`: candle's implementation.
+    LlamaCandle(quantized_llama::ModelWeights),
     /// Qwen2 / Qwen2.5.
     Qwen2(quantized_qwen2::ModelWeights),
     /// Qwen3.
@@ -33,6 +38,7 @@ impl std::fmt::Debug for Weights {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Weights::Llama(_) => "Weights::Llama",
+            Weights::LlamaCandle(_) => "Weights::LlamaCandle",
             Weights::Qwen2(_) => "Weights::Qwen2",
             Weights::Qwen3(_) => "Weights::Qwen3",
             Weights::Gemma3(_) => "Weights::Gemma3",
@@ -47,25 +53,46 @@ fn load_err(path: &Path, e: impl std::fmt::Display) -> LocalError {
     }
 }
 
-/// Quantization types candle 0.11 multiplies with scalar code on x86 (it
-/// has SIMD dot products for Q4_0, Q8_0 and the K-quants only): a Q4_1
-/// model ran its matmuls about 5–8× slower than the hardware allows.
-const SCALAR_TYPES: [GgmlDType; 3] = [GgmlDType::Q4_1, GgmlDType::Q5_0, GgmlDType::Q5_1];
-
-/// Whether [`transcode`] would change any tensor of `ct`.
-pub fn needs_transcoding(ct: &Content) -> bool {
-    ct.tensor_infos
-        .values()
-        .any(|t| SCALAR_TYPES.contains(&t.ggml_dtype))
+/// Quantization types a forward pass of `arch` multiplies with scalar
+/// code on x86: candle 0.11 has SIMD dot products for Q4_0, Q8_0 and the
+/// K-quants only; the engine's own llama pass ([`super::llama`]) adds Q4_1.
+pub fn scalar_types(arch: &str, candle_llama: bool) -> &'static [GgmlDType] {
+    if uses_own_llama(arch, candle_llama) {
+        &[GgmlDType::Q5_0, GgmlDType::Q5_1]
+    } else {
+        &[GgmlDType::Q4_1, GgmlDType::Q5_0, GgmlDType::Q5_1]
+    }
 }
 
-/// The GGUF of `ct` with every tensor of a [`SCALAR_TYPES`] type re-encoded
+/// Environment variable that selects candle's `quantized_llama` instead of
+/// the engine's own llama pass (`MOVIEGRAPH_LOCAL_ENGINE=candle`): the same
+/// logits, slower; for comparing the two.
+pub const ENGINE_ENV: &str = "MOVIEGRAPH_LOCAL_ENGINE";
+
+/// Whether `arch` runs on the engine's own pass: the llama layout, unless
+/// `candle_llama` or [`ENGINE_ENV`] asks for candle's.
+pub fn uses_own_llama(arch: &str, candle_llama: bool) -> bool {
+    matches!(arch, "llama" | "mistral")
+        && !candle_llama
+        && std::env::var(ENGINE_ENV).map_or(true, |v| !v.eq_ignore_ascii_case("candle"))
+}
+
+/// Whether [`transcode`] would change any tensor of `ct`, an `arch` model.
+pub fn needs_transcoding(ct: &Content, arch: &str, candle_llama: bool) -> bool {
+    let slow = scalar_types(arch, candle_llama);
+    ct.tensor_infos
+        .values()
+        .any(|t| slow.contains(&t.ggml_dtype))
+}
+
+/// The GGUF of `ct` with every tensor of one of the `slow` types re-encoded
 /// as Q8_0 (one 8-bit scale per 32 weights: it holds a 4- or 5-bit block's
 /// values to within half a Q8_0 step, and has a SIMD dot product), in
 /// memory; other tensors and all metadata as they were.
 pub fn transcode<R: Read + Seek>(
     ct: &Content,
     file: &mut R,
+    slow: &[GgmlDType],
 ) -> candle_core::Result<(Content, Cursor<Vec<u8>>)> {
     let dev = Device::Cpu;
     let mut names: Vec<(&String, u64)> = ct
@@ -77,7 +104,7 @@ pub fn transcode<R: Read + Seek>(
     let mut tensors: Vec<(String, QTensor)> = Vec::with_capacity(names.len());
     for (name, _) in names {
         let q = ct.tensor(file, name, &dev)?;
-        let q = if SCALAR_TYPES.contains(&q.dtype()) {
+        let q = if slow.contains(&q.dtype()) {
             QTensor::quantize(&q.dequantize(&dev)?, GgmlDType::Q8_0)?
         } else {
             q
@@ -105,24 +132,38 @@ impl Weights {
         ct: Content,
         file: &mut File,
         path: &Path,
-        requantize: bool,
+        opts: &super::LoadOptions,
     ) -> Result<Self, LocalError> {
-        if requantize && needs_transcoding(&ct) {
-            let (ct, mut memory) = transcode(&ct, file).map_err(|e| load_err(path, e))?;
-            return Self::from_content(arch, ct, &mut memory, path);
+        let own = uses_own_llama(arch, opts.candle_llama);
+        if opts.requantize && needs_transcoding(&ct, arch, opts.candle_llama) {
+            let slow = scalar_types(arch, opts.candle_llama);
+            let (ct, mut memory) = transcode(&ct, file, slow).map_err(|e| load_err(path, e))?;
+            return Self::from_content(arch, own, ct, &mut memory, path);
         }
-        Self::from_content(arch, ct, file, path)
+        Self::from_content(arch, own, ct, file, path)
     }
 
     fn from_content<R: Read + Seek>(
         arch: &str,
+        own_llama: bool,
         ct: Content,
         file: &mut R,
         path: &Path,
     ) -> Result<Self, LocalError> {
         let dev = Device::Cpu;
         Ok(match arch {
-            "llama" | "mistral" => Weights::Llama(
+            "llama" | "mistral" if own_llama => match super::llama::Llama::from_gguf(&ct, file) {
+                Ok(model) => Weights::Llama(Box::new(model)),
+                Err(super::llama::Unsupported::Candle(e)) => return Err(load_err(path, e)),
+                Err(super::llama::Unsupported::Layout(why)) => {
+                    tracing::info!("{}: {why}; running candle's llama", path.display());
+                    Weights::LlamaCandle(
+                        quantized_llama::ModelWeights::from_gguf(ct, file, &dev)
+                            .map_err(|e| load_err(path, e))?,
+                    )
+                }
+            },
+            "llama" | "mistral" => Weights::LlamaCandle(
                 quantized_llama::ModelWeights::from_gguf(ct, file, &dev)
                     .map_err(|e| load_err(path, e))?,
             ),
@@ -147,10 +188,22 @@ impl Weights {
         })
     }
 
+    /// Which implementation runs the forward pass.
+    pub fn engine(&self) -> &'static str {
+        match self {
+            Weights::Llama(_) => "moviegraph llama pass",
+            Weights::LlamaCandle(_) => "candle quantized_llama",
+            Weights::Qwen2(_) => "candle quantized_qwen2",
+            Weights::Qwen3(_) => "candle quantized_qwen3",
+            Weights::Gemma3(_) => "candle quantized_gemma3",
+        }
+    }
+
     /// Longest sequence candle's implementation handles (its rotary tables).
     pub fn max_positions(&self) -> usize {
         match self {
-            Weights::Llama(_) => quantized_llama::MAX_SEQ_LEN,
+            Weights::Llama(_) => super::llama::MAX_SEQ_LEN,
+            Weights::LlamaCandle(_) => quantized_llama::MAX_SEQ_LEN,
             Weights::Gemma3(_) => quantized_gemma3::MAX_SEQ_LEN,
             Weights::Qwen2(_) | Weights::Qwen3(_) => usize::MAX,
         }
@@ -162,7 +215,10 @@ impl Weights {
         let run = |w: &mut Weights| -> candle_core::Result<Vec<f32>> {
             let input = Tensor::new(tokens, &Device::Cpu)?.unsqueeze(0)?;
             let logits = match w {
-                Weights::Llama(m) => m.forward(&input, pos)?,
+                Weights::Llama(m) => {
+                    return m.forward(tokens, pos).map_err(candle_core::Error::msg)
+                }
+                Weights::LlamaCandle(m) => m.forward(&input, pos)?,
                 Weights::Qwen2(m) => m.forward(&input, pos)?,
                 Weights::Qwen3(m) => {
                     if pos == 0 {
@@ -179,5 +235,74 @@ impl Weights {
                 .to_vec1::<f32>()
         };
         run(self).map_err(|e| LocalError::Generation(format!("forward pass: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GGUF in memory with one Q4_1 and one F32 tensor.
+    fn small_gguf(arch: &str) -> Cursor<Vec<u8>> {
+        let dev = Device::Cpu;
+        let values: Vec<f32> = (0..32 * 64)
+            .map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0)
+            .collect();
+        let w = Tensor::from_vec(values, (32, 64), &dev).unwrap();
+        let q = QTensor::quantize(&w, GgmlDType::Q4_1).unwrap();
+        let norm = QTensor::quantize(
+            &Tensor::ones(64, candle_core::DType::F32, &dev).unwrap(),
+            GgmlDType::F32,
+        )
+        .unwrap();
+        let arch_value = gguf_file::Value::String(arch.to_string());
+        let mut out = Cursor::new(Vec::new());
+        gguf_file::write(
+            &mut out,
+            &[("general.architecture", &arch_value)],
+            &[("w", &q), ("norm", &norm)],
+        )
+        .unwrap();
+        out.set_position(0);
+        out
+    }
+
+    #[test]
+    fn transcoding_re_encodes_only_the_slow_types_and_keeps_values() {
+        let mut file = small_gguf("qwen2");
+        let ct = Content::read(&mut file).unwrap();
+        assert!(
+            needs_transcoding(&ct, "qwen2", false),
+            "candle's qwen2 multiplies Q4_1 scalar"
+        );
+        assert!(
+            !needs_transcoding(&ct, "llama", false),
+            "the llama pass has a SIMD Q4_1 product"
+        );
+        let before = ct
+            .tensor(&mut file, "w", &Device::Cpu)
+            .unwrap()
+            .dequantize(&Device::Cpu)
+            .unwrap();
+        let (ct2, mut memory) = transcode(&ct, &mut file, scalar_types("qwen2", false)).unwrap();
+        assert_eq!(ct2.tensor_infos["w"].ggml_dtype, GgmlDType::Q8_0);
+        assert_eq!(ct2.tensor_infos["norm"].ggml_dtype, GgmlDType::F32);
+        let after = ct2
+            .tensor(&mut memory, "w", &Device::Cpu)
+            .unwrap()
+            .dequantize(&Device::Cpu)
+            .unwrap();
+        let worst: f32 = (before - after)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar()
+            .unwrap();
+        assert!(
+            worst < 0.01,
+            "Q8_0 holds the Q4_1 values to within half a step: {worst}"
+        );
     }
 }

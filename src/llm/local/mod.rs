@@ -18,6 +18,8 @@
 pub mod arch;
 pub mod backend;
 pub mod constrain;
+pub mod llama;
+pub mod q4_1;
 pub mod template;
 pub mod tokenizer;
 
@@ -38,7 +40,7 @@ pub const MODEL_ENV: &str = "MOVIEGRAPH_LOCAL_MODEL";
 /// Folder (under the cache dir) the setup script installs SmolLM2 into.
 pub const DEFAULT_MODEL_DIR: &str = "moviegraph/models/smollm2-135m-instruct";
 /// Prompt tokens run through the model per forward pass while prefilling.
-const PREFILL_CHUNK: usize = 512;
+pub const PREFILL_CHUNK: usize = 512;
 /// Compiled schemas kept per model.
 const MAX_CACHED_SCHEMAS: usize = 64;
 
@@ -177,6 +179,9 @@ pub struct GenTiming {
     pub masks_computed: u64,
     /// Masks served from the per-schema cache.
     pub masks_cached: u64,
+    /// Greedy steps whose unmasked choice the grammar accepted, so no mask
+    /// was needed.
+    pub masks_skipped: u64,
 }
 
 /// The result of one generation.
@@ -208,11 +213,16 @@ pub struct Generation {
 pub struct LoadOptions {
     /// Use at most this many context tokens (default: the model's own length).
     pub context_len: Option<usize>,
-    /// Re-encode the tensors of a type candle multiplies with scalar code
-    /// (Q4_1, Q5_0, Q5_1) as Q8_0 at load (`arch::transcode`): 2–3× faster on
-    /// x86, outputs slightly different from the file's own quantization. Off:
-    /// the file as it is, whose greedy outputs are pinned by a test.
+    /// Re-encode the tensors of a type the forward pass multiplies with
+    /// scalar code ([`arch::scalar_types`]: Q5_0 and Q5_1, and Q4_1 outside
+    /// the llama layout) as Q8_0 at load (`arch::transcode`): faster on x86,
+    /// outputs slightly different from the file's own quantization. Off: the
+    /// file as it is, whose greedy outputs are pinned by a test.
     pub requantize: bool,
+    /// Run llama-layout files on candle's `quantized_llama`, the reference
+    /// the engine's own pass reproduces bit for bit, several times slower
+    /// (also `MOVIEGRAPH_LOCAL_ENGINE=candle`); for comparisons.
+    pub candle_llama: bool,
 }
 
 /// What was loaded.
@@ -234,6 +244,8 @@ pub struct ModelInfo {
     pub template_fallback: bool,
     /// True when tensors were re-encoded as Q8_0 at load ([`LoadOptions::requantize`]).
     pub requantized: bool,
+    /// The implementation running the forward pass (`arch::Weights::engine`).
+    pub engine: &'static str,
 }
 
 struct Inner {
@@ -353,8 +365,9 @@ impl LocalModel {
             );
         }
         let template = template::ChatTemplate::new(template_src)?;
-        let requantized = opts.requantize && arch::needs_transcoding(&ct);
-        let weights = arch::Weights::load(&arch_name, ct, &mut file, path, opts.requantize)?;
+        let requantized =
+            opts.requantize && arch::needs_transcoding(&ct, &arch_name, opts.candle_llama);
+        let weights = arch::Weights::load(&arch_name, ct, &mut file, path, opts)?;
         let context_len = model_ctx
             .min(weights.max_positions())
             .min(opts.context_len.unwrap_or(usize::MAX));
@@ -368,6 +381,7 @@ impl LocalModel {
             tokenizer_source: tokenizer.source.clone(),
             template_fallback: template.fallback,
             requantized,
+            engine: weights.engine(),
         };
         Ok(LocalModel {
             info,
@@ -474,16 +488,18 @@ impl LocalModel {
                     finish = FinishReason::Stop;
                     break;
                 }
-                let allowed = masks.allowed(m);
-                let can_end = m.can_finish(masks.grammar());
-                for (id, l) in logits.iter_mut().enumerate() {
-                    let id = id as u32;
-                    if !(allowed.contains(id) || (can_end && self.tokenizer.stop_ids.contains(&id)))
-                    {
-                        *l = f32::NEG_INFINITY;
-                    }
+                // Greedy decoding without logprobs needs no mask when the
+                // grammar accepts the unmasked choice: it is then the masked
+                // choice too (the mask holds exactly the tokens `advance`
+                // accepts, a property the constrain proptests check).
+                let greedy = params.temperature <= 0.0 && params.top_logprobs == 0;
+                if greedy && self.grammar_accepts_choice(&logits, m, masks.grammar()) {
+                    timing.masks_skipped += 1;
+                    timing.mask_secs += tm.elapsed().as_secs_f64();
+                } else {
+                    self.mask_logits(&mut logits, m, masks);
+                    timing.mask_secs += tm.elapsed().as_secs_f64();
                 }
-                timing.mask_secs += tm.elapsed().as_secs_f64();
             }
             let Some(tok) = sample(&logits, params.temperature, &mut rng) else {
                 return Err(LocalError::Generation("every token was masked".into()));
@@ -557,6 +573,38 @@ impl LocalModel {
             logprobs,
             timing,
         })
+    }
+
+    /// Whether the greedy choice of the unmasked `logits` is a token the
+    /// grammar accepts from `m` (a stop token where the document may end).
+    fn grammar_accepts_choice(&self, logits: &[f32], m: &Matcher, g: &Grammar) -> bool {
+        let Some((best, _)) = logits
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.is_finite())
+            .max_by(|a, b| a.1.total_cmp(b.1))
+        else {
+            return false;
+        };
+        let best = best as u32;
+        if self.tokenizer.stop_ids.contains(&best) {
+            return m.can_finish(g);
+        }
+        let bytes = self.vocab.bytes(best);
+        !bytes.is_empty() && m.clone().advance(g, bytes)
+    }
+
+    /// Sets every token the grammar does not accept from `m` to -inf (stop
+    /// tokens stay where the document may end).
+    fn mask_logits(&self, logits: &mut [f32], m: &Matcher, masks: &mut SchemaMasks) {
+        let allowed = masks.allowed(m);
+        let can_end = m.can_finish(masks.grammar());
+        for (id, l) in logits.iter_mut().enumerate() {
+            let id = id as u32;
+            if !(allowed.contains(id) || (can_end && self.tokenizer.stop_ids.contains(&id))) {
+                *l = f32::NEG_INFINITY;
+            }
+        }
     }
 
     /// The log-probability of `chosen` under `logits` (log-softmax; masked
