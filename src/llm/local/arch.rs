@@ -154,7 +154,7 @@ impl Weights {
         Ok(match arch {
             "llama" | "mistral" if own_llama => match super::llama::Llama::from_gguf(&ct, file) {
                 Ok(model) => Weights::Llama(Box::new(model)),
-                Err(super::llama::Unsupported::Candle(e)) => return Err(load_err(path, e)),
+                Err(super::llama::Unsupported::Invalid(why)) => return Err(load_err(path, why)),
                 Err(super::llama::Unsupported::Layout(why)) => {
                     tracing::info!("{}: {why}; running candle's llama", path.display());
                     Weights::LlamaCandle(

@@ -24,20 +24,20 @@ use super::q4_1::{Q4_1Matrix, Q8_1Rows};
 /// Longest sequence (the rotary tables' length, as candle's implementation).
 pub const MAX_SEQ_LEN: usize = 4096;
 
-/// Why the file cannot run on this implementation (the caller then uses
-/// candle's).
+/// Why the file cannot run on this implementation.
 #[derive(Debug)]
 pub enum Unsupported {
     /// A layout this implementation does not cover (mixture of experts,
-    /// partial rotary dimension, …).
+    /// partial rotary dimension, …): the caller runs candle's instead.
     Layout(String),
-    /// candle could not read or convert a tensor.
-    Candle(candle_core::Error),
+    /// The file is unreadable or inconsistent (a tensor missing or of the
+    /// wrong shape): a load error.
+    Invalid(String),
 }
 
 impl From<candle_core::Error> for Unsupported {
     fn from(e: candle_core::Error) -> Self {
-        Unsupported::Candle(e)
+        Unsupported::Invalid(e.to_string())
     }
 }
 
@@ -46,21 +46,45 @@ enum Linear {
     /// Our SIMD Q4_1 product.
     Q4_1(Q4_1Matrix),
     /// Any other type, through candle.
-    Candle { matmul: QMatMul, rows: usize },
+    Candle {
+        matmul: QMatMul,
+        rows: usize,
+        cols: usize,
+    },
 }
 
 impl Linear {
     fn new(q: QTensor) -> Result<Self, Unsupported> {
         let (rows, cols) = q.shape().dims2()?;
         if q.dtype() == GgmlDType::Q4_1 {
-            let m =
-                Q4_1Matrix::from_gguf_bytes(&q.data()?, rows, cols).map_err(Unsupported::Layout)?;
+            let m = Q4_1Matrix::from_gguf_bytes(&q.data()?, rows, cols)
+                .map_err(Unsupported::Invalid)?;
             return Ok(Linear::Q4_1(m));
         }
         Ok(Linear::Candle {
             matmul: QMatMul::from_qtensor(q)?,
             rows,
+            cols,
         })
+    }
+
+    /// (outputs, inputs).
+    fn shape(&self) -> (usize, usize) {
+        match self {
+            Linear::Q4_1(m) => (m.rows(), m.cols()),
+            Linear::Candle { rows, cols, .. } => (*rows, *cols),
+        }
+    }
+
+    /// An error unless this matrix maps `inputs` features to `outputs`.
+    fn expect(&self, name: &str, outputs: usize, inputs: usize) -> Result<(), Unsupported> {
+        let (rows, cols) = self.shape();
+        if (rows, cols) == (outputs, inputs) {
+            return Ok(());
+        }
+        Err(Unsupported::Invalid(format!(
+            "{name} maps {cols} features to {rows}; the metadata needs {inputs} to {outputs}"
+        )))
     }
 
     fn rows(&self) -> usize {
@@ -247,6 +271,32 @@ impl Llama {
                 values: vec![Vec::new(); n_kv_head],
             });
         }
+        let kv_dim = n_kv_head * head_dim;
+        let vector = |name: String, v: &[f32]| {
+            if v.len() == dim {
+                Ok(())
+            } else {
+                Err(Unsupported::Invalid(format!(
+                    "{name} has {} values, the width is {dim}",
+                    v.len()
+                )))
+            }
+        };
+        vector("output_norm.weight".into(), &norm)?;
+        output.expect("the output head", output.rows(), dim)?;
+        for (l, b) in blocks.iter().enumerate() {
+            let hidden = b.gate.rows();
+            let name = |n: &str| format!("blk.{l}.{n}.weight");
+            vector(name("attn_norm"), &b.attn_norm)?;
+            vector(name("ffn_norm"), &b.ffn_norm)?;
+            b.wq.expect(&name("attn_q"), dim, dim)?;
+            b.wk.expect(&name("attn_k"), kv_dim, dim)?;
+            b.wv.expect(&name("attn_v"), kv_dim, dim)?;
+            b.wo.expect(&name("attn_output"), dim, dim)?;
+            b.gate.expect(&name("ffn_gate"), hidden, dim)?;
+            b.up.expect(&name("ffn_up"), hidden, dim)?;
+            b.down.expect(&name("ffn_down"), dim, hidden)?;
+        }
         // As candle: θ_i = 1 / base^(2i/d), angle = position · θ_i in f32.
         let half = head_dim / 2;
         let theta: Vec<f32> = (0..head_dim)
@@ -267,7 +317,7 @@ impl Llama {
             .thread_name(|i| format!("moviegraph-llm-{i}"))
             .build()
             .map(std::sync::Arc::new)
-            .map_err(|e| Unsupported::Layout(format!("thread pool: {e}")))?;
+            .map_err(|e| Unsupported::Invalid(format!("thread pool: {e}")))?;
         Ok(Llama {
             embeddings,
             vocab,
@@ -597,6 +647,78 @@ mod tests {
         assert_eq!(x, [1.0, 2.0]);
         rope_interleaved(&mut x, &[0.0], &[1.0]);
         assert_eq!(x, [-2.0, 1.0]);
+    }
+
+    /// A one-layer llama GGUF in memory (width 32, vocabulary 8), its Q4_1
+    /// key matrix given `k_rows` rows (32 when well formed).
+    fn tiny_gguf(k_rows: usize) -> std::io::Cursor<Vec<u8>> {
+        use candle_core::quantized::gguf_file::{self, Value};
+        let dev = Device::Cpu;
+        let tensor = |rows: usize, cols: usize, dtype: GgmlDType, seed: usize| {
+            let v: Vec<f32> = (0..rows * cols)
+                .map(|i| (((i + seed) * 37) % 97) as f32 / 97.0 - 0.5)
+                .collect();
+            let t = Tensor::from_vec(v, (rows, cols), &dev).unwrap();
+            QTensor::quantize(&t, dtype).unwrap()
+        };
+        let norm = || {
+            QTensor::quantize(
+                &Tensor::ones(32, candle_core::DType::F32, &dev).unwrap(),
+                GgmlDType::F32,
+            )
+            .unwrap()
+        };
+        let u = Value::U32;
+        let meta = [
+            ("general.architecture", Value::String("llama".into())),
+            ("llama.attention.head_count", u(1)),
+            ("llama.attention.head_count_kv", u(1)),
+            ("llama.block_count", u(1)),
+            ("llama.embedding_length", u(32)),
+            ("llama.rope.dimension_count", u(32)),
+            ("llama.attention.layer_norm_rms_epsilon", Value::F32(1e-5)),
+        ];
+        let q = GgmlDType::Q4_1;
+        let tensors = [
+            ("token_embd.weight", tensor(8, 32, GgmlDType::F32, 1)),
+            ("output_norm.weight", norm()),
+            ("blk.0.attn_norm.weight", norm()),
+            ("blk.0.ffn_norm.weight", norm()),
+            ("blk.0.attn_q.weight", tensor(32, 32, q, 2)),
+            ("blk.0.attn_k.weight", tensor(k_rows, 32, q, 3)),
+            ("blk.0.attn_v.weight", tensor(32, 32, q, 4)),
+            ("blk.0.attn_output.weight", tensor(32, 32, q, 5)),
+            ("blk.0.ffn_gate.weight", tensor(64, 32, q, 6)),
+            ("blk.0.ffn_up.weight", tensor(64, 32, q, 7)),
+            ("blk.0.ffn_down.weight", tensor(32, 64, q, 8)),
+        ];
+        let meta: Vec<(&str, &Value)> = meta.iter().map(|(k, v)| (*k, v)).collect();
+        let tensors: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (*k, v)).collect();
+        let mut out = std::io::Cursor::new(Vec::new());
+        gguf_file::write(&mut out, &meta, &tensors).unwrap();
+        out.set_position(0);
+        out
+    }
+
+    #[test]
+    fn a_tiny_model_runs_and_a_misshapen_one_is_a_load_error() {
+        let mut file = tiny_gguf(32);
+        let ct = Content::read(&mut file).unwrap();
+        let mut model = Llama::from_gguf(&ct, &mut file).unwrap();
+        let logits = model.forward(&[1, 2, 3], 0).unwrap();
+        assert_eq!(logits.len(), 8);
+        assert!(logits.iter().all(|l| l.is_finite()));
+        assert!(
+            model.forward(&[9], 3).is_err(),
+            "token outside the vocabulary"
+        );
+
+        let mut file = tiny_gguf(64);
+        let ct = Content::read(&mut file).unwrap();
+        match Llama::from_gguf(&ct, &mut file) {
+            Err(Unsupported::Invalid(why)) => assert!(why.contains("blk.0.attn_k"), "{why}"),
+            other => panic!("expected a load error, got {other:?}"),
+        }
     }
 
     /// The installed model file and our pass loaded from it; None (with a
