@@ -19,6 +19,11 @@ pub enum LocalCommand {
     /// by scripts/setup-models). With --schema the reply always parses and
     /// validates against the schema (unless --max-tokens cuts it short).
     ///
+    /// Llama-layout models (SmolLM2, Llama, Mistral) run on the engine's own
+    /// forward pass, which gives candle's quantized_llama logits bit for bit,
+    /// faster; MOVIEGRAPH_LOCAL_ENGINE=candle runs candle's instead.
+    /// MOVIEGRAPH_LOCAL_THREADS sets its threads (default: every CPU).
+    ///
     /// Examples:
     ///   moviegraph local generate --prompt "Name three colours."
     ///   moviegraph local generate --prompt "Describe Ann." --schema person.schema.json
@@ -93,6 +98,7 @@ fn generate(args: GenerateArgs) -> anyhow::Result<Outcome> {
     if args.json {
         let v = serde_json::json!({
             "model": model.info().name,
+            "engine": model.info().engine,
             "text": g.text,
             "prompt_tokens": g.prompt_tokens,
             "completion_tokens": g.completion_tokens,
@@ -107,9 +113,10 @@ fn generate(args: GenerateArgs) -> anyhow::Result<Outcome> {
         let mut out = format!("{}\n", g.text);
         let _ = writeln!(
             out,
-            "-- {} ({}): {} prompt + {} completion tokens, finish {}, {:.1} tok/s{}",
+            "-- {} ({}, {}): {} prompt + {} completion tokens, finish {}, {:.1} tok/s{}",
             model.info().name,
             model.info().arch,
+            model.info().engine,
             g.prompt_tokens,
             g.completion_tokens,
             g.finish_reason.as_str(),
