@@ -120,6 +120,9 @@ struct Sum {
     tokens: usize,
     secs: f64,
     mask_secs: f64,
+    sample_secs: f64,
+    detokenize_secs: f64,
+    generations: usize,
     computed: u64,
     cached: u64,
     skipped: u64,
@@ -132,6 +135,9 @@ impl Sum {
         self.tokens += g.completion_tokens;
         self.secs += g.timing.gen_secs;
         self.mask_secs += g.timing.mask_secs;
+        self.sample_secs += g.timing.sample_secs;
+        self.detokenize_secs += g.timing.detokenize_secs;
+        self.generations += 1;
         self.computed += g.timing.masks_computed;
         self.cached += g.timing.masks_cached;
         self.skipped += g.timing.masks_skipped;
@@ -168,6 +174,18 @@ impl Sum {
     }
     fn tps(&self) -> f64 {
         self.tokens as f64 / self.secs.max(1e-9)
+    }
+    /// Per generated token: forward pass, sampling, masks (ms); and
+    /// detokenization per generation (ms).
+    fn phases(&self) -> String {
+        let per_token = |secs: f64| 1e3 * secs / self.tokens.max(1) as f64;
+        format!(
+            "forward {:.2} ms/token, sampling {:.3} ms/token, masks {:.3} ms/token, detokenization {:.3} ms per generation",
+            per_token(self.secs - self.sample_secs - self.mask_secs),
+            per_token(self.sample_secs),
+            per_token(self.mask_secs),
+            1e3 * self.detokenize_secs / self.generations.max(1) as f64
+        )
     }
     fn mask_ms(&self) -> f64 {
         1e3 * self.mask_secs / self.tokens.max(1) as f64
@@ -280,6 +298,9 @@ pub fn bench_local(args: BenchLocalArgs) -> anyhow::Result<()> {
             s.skipped,
             s.cpu()
         );
+    }
+    for (label, sum) in [("unconstrained", &free), ("constrained (warm)", &warm)] {
+        let _ = writeln!(out, "  where the time goes, {label}: {}", sum.phases());
     }
     let _ = writeln!(
         out,

@@ -175,6 +175,10 @@ pub struct GenTiming {
     pub gen_secs: f64,
     /// Seconds of the decoding spent computing masks and advancing the matcher.
     pub mask_secs: f64,
+    /// Seconds of the decoding spent choosing tokens (and their logprobs).
+    pub sample_secs: f64,
+    /// Seconds turning the generated tokens into text, after decoding.
+    pub detokenize_secs: f64,
     /// Masks computed by walking the vocabulary trie.
     pub masks_computed: u64,
     /// Masks served from the per-schema cache.
@@ -501,12 +505,14 @@ impl LocalModel {
                     timing.mask_secs += tm.elapsed().as_secs_f64();
                 }
             }
+            let ts = Instant::now();
             let Some(tok) = sample(&logits, params.temperature, &mut rng) else {
                 return Err(LocalError::Generation("every token was masked".into()));
             };
             if params.top_logprobs > 0 && !self.tokenizer.stop_ids.contains(&tok) {
                 logprobs.push(self.token_logprobs(&logits, tok, params.top_logprobs));
             }
+            timing.sample_secs += ts.elapsed().as_secs_f64();
             if self.tokenizer.stop_ids.contains(&tok) {
                 finish = FinishReason::Stop;
                 break;
@@ -547,7 +553,9 @@ impl LocalModel {
             timing.masks_computed = m.misses - misses0;
         }
         drop(guard);
+        let td = Instant::now();
         let mut text = self.tokenizer.decode(&out);
+        timing.detokenize_secs = td.elapsed().as_secs_f64();
         let closed = schema.is_some() && finish == FinishReason::Length;
         if closed {
             // Byte-wise: the cut may fall inside a multi-byte character.
