@@ -152,21 +152,22 @@ impl Weights {
     ) -> Result<Self, LocalError> {
         let dev = Device::Cpu;
         Ok(match arch {
-            "llama" | "mistral" if own_llama => match super::llama::Llama::from_gguf(&ct, file) {
-                Ok(model) => Weights::Llama(Box::new(model)),
-                Err(super::llama::Unsupported::Invalid(why)) => return Err(load_err(path, why)),
-                Err(super::llama::Unsupported::Layout(why)) => {
-                    tracing::info!("{}: {why}; running candle's llama", path.display());
-                    Weights::LlamaCandle(
-                        quantized_llama::ModelWeights::from_gguf(ct, file, &dev)
-                            .map_err(|e| load_err(path, e))?,
-                    )
+            "llama" | "mistral" => {
+                if own_llama {
+                    use super::llama::{Llama, Unsupported};
+                    match Llama::from_gguf(&ct, file) {
+                        Ok(model) => return Ok(Weights::Llama(Box::new(model))),
+                        Err(Unsupported::Invalid(why)) => return Err(load_err(path, why)),
+                        Err(Unsupported::Layout(why)) => {
+                            tracing::info!("{}: {why}; running candle's llama", path.display())
+                        }
+                    }
                 }
-            },
-            "llama" | "mistral" => Weights::LlamaCandle(
-                quantized_llama::ModelWeights::from_gguf(ct, file, &dev)
-                    .map_err(|e| load_err(path, e))?,
-            ),
+                Weights::LlamaCandle(
+                    quantized_llama::ModelWeights::from_gguf(ct, file, &dev)
+                        .map_err(|e| load_err(path, e))?,
+                )
+            }
             "qwen2" => Weights::Qwen2(
                 quantized_qwen2::ModelWeights::from_gguf(ct, file, &dev)
                     .map_err(|e| load_err(path, e))?,
