@@ -141,6 +141,7 @@ impl Gold {
             n.truth = s.truth;
             n.explicit = Some(s.explicit);
             n.scene = Some(s.scene - 1);
+            n.until_scene = s.until_scene.map(|u| u - 1);
             nodes.push(n);
             edges.push(Edge::new(EdgeKind::Holds, &holder, &id));
             if let Some(about) = &s.about {

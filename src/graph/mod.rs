@@ -18,6 +18,7 @@ pub mod audit;
 pub mod build;
 pub mod calibrate;
 pub mod consensus;
+pub mod ends;
 pub mod export;
 pub mod generate;
 pub mod gold;
@@ -187,7 +188,8 @@ pub struct Graph {
 impl Graph {
     /// Assembles the graph from a build's candidates: a node or edge is in the
     /// graph when at least one of its per-block candidates was accepted; its
-    /// blocks and evidence are the union over those candidates.
+    /// blocks and evidence are the union over those candidates. The states'
+    /// ends are then read from the later scenes ([`ends::infer_ends`]).
     pub fn assemble(film: &str, candidates: &[Candidate]) -> Graph {
         let mut nodes: BTreeMap<String, Node> = BTreeMap::new();
         let mut edges: BTreeMap<String, Edge> = BTreeMap::new();
@@ -214,11 +216,13 @@ impl Graph {
             .into_values()
             .filter(|e| nodes.contains_key(&e.source) && nodes.contains_key(&e.target))
             .collect();
-        Graph {
+        let mut graph = Graph {
             film: film.to_owned(),
             nodes: nodes.into_values().collect(),
             edges,
-        }
+        };
+        ends::infer_ends(&mut graph);
+        graph
     }
 
     /// The node with this id.

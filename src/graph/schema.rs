@@ -310,6 +310,11 @@ pub struct Node {
     /// Beliefs: `Some(false)` marks a false belief.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truth: Option<bool>,
+    /// Mental states: the scene (0-based) in which the state ends: corrected,
+    /// given up, carried out, exposed or resolved. `None`: not known to end
+    /// (it may still hold, or the film does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_scene: Option<usize>,
     /// Mental states: the holder holds the negation of the content ("doesn't
     /// know the ring is gone": knowledge of "the ring is gone", negated; the
     /// content itself is never inverted).
@@ -354,6 +359,7 @@ impl Node {
             target: None,
             content: None,
             truth: None,
+            until_scene: None,
             negated: false,
             explicit: None,
             agent: None,

@@ -164,6 +164,19 @@ pub struct Miss {
     pub text: String,
 }
 
+/// How well a graph knows when states end: over the gold states with a
+/// `until_scene`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Ends {
+    /// Gold states that end within the film.
+    pub gold: usize,
+    /// Of those, recalled by some graph state.
+    pub recalled: usize,
+    /// Of those, recalled by a graph state whose end scene is the gold's
+    /// (within the scene window).
+    pub right_end: usize,
+}
+
 /// A graph's score against a gold annotation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphScore {
@@ -190,6 +203,11 @@ pub struct GraphScore {
     pub chains_recovered: usize,
     /// Gold chains.
     pub chains: usize,
+    /// The gold states that end (a `until_scene`) and how many of them the
+    /// graph recalled with the right end scene.
+    pub ends: Ends,
+    /// Each graph mental state that matched, with the gold state it matched.
+    pub matched_states: Vec<(String, String)>,
     /// Graph items matched to nothing, by error.
     pub errors: BTreeMap<ErrorKind, usize>,
     /// Every graph item matched to nothing.
@@ -223,7 +241,14 @@ struct State {
     id: String,
     holder: BTreeSet<String>,
     family: &'static str,
+    /// Whether the attitude is one a negation raises out of its content
+    /// (belief, suspicion, desire, intention): "doesn't think X" is "thinks
+    /// not-X". Knowledge is not: not knowing X is not knowing not-X.
+    neg_raising: bool,
     negated: bool,
+    /// Whether the content itself is negated (an odd count of `not`, `n't`,
+    /// `never`, `cannot`).
+    content_negated: bool,
     false_belief: bool,
     scene: Option<usize>,
     /// The last scene the state holds in (a gold `until_scene`).
@@ -260,15 +285,18 @@ fn graph_states(g: &Graph) -> Vec<State> {
                 .map(|c| names(std::iter::once(&c.name).chain(&c.aliases)))
                 .unwrap_or_default();
             let attitude = n.attitude.unwrap_or(Attitude::Belief);
+            let text = n.content.clone().unwrap_or_else(|| n.name.clone());
             State {
                 id: n.id.clone(),
                 holder,
                 family: family(attitude),
+                neg_raising: neg_raising(attitude),
                 negated: n.negated,
+                content_negated: negated_text(&text),
                 false_belief: attitude == Attitude::Belief && n.truth == Some(false),
                 scene: n.scene.map(|s| s + 1),
-                until: None,
-                text: n.content.clone().unwrap_or_else(|| n.name.clone()),
+                until: n.until_scene.map(|s| s + 1),
+                text,
             }
         })
         .collect()
@@ -290,7 +318,9 @@ fn gold_states(gold: &Gold) -> Vec<State> {
                 id: s.id.clone(),
                 holder,
                 family: family(s.attitude),
+                neg_raising: neg_raising(s.attitude),
                 negated: s.negated,
+                content_negated: negated_text(&s.content),
                 false_belief: s.attitude == Attitude::Belief && s.truth == Some(false),
                 scene: Some(s.scene),
                 until: s.until_scene,
@@ -298,6 +328,47 @@ fn gold_states(gold: &Gold) -> Vec<State> {
             }
         })
         .collect()
+}
+
+/// Whether a negation of the attitude is a claim about the negated content
+/// (neg-raising): "I don't think he'll come" is "I think he won't come".
+fn neg_raising(a: Attitude) -> bool {
+    matches!(
+        a,
+        Attitude::Belief
+            | Attitude::Suspicion
+            | Attitude::Desire
+            | Attitude::SocialGoal
+            | Attitude::Intention
+    )
+}
+
+/// Whether a content negates what it says: an odd count of negations
+/// (`not`, `n't`, `never`, `cannot`, `no longer`), so "he won't not come"
+/// says he comes.
+pub(crate) fn negated_text(text: &str) -> bool {
+    let text = text.to_lowercase().replace('’', "'");
+    let count = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| matches!(*w, "not" | "never" | "cannot") || w.ends_with("n't"))
+        .count();
+    count % 2 == 1
+}
+
+/// Whether two states make the same claim for or against their content.
+/// The same flag is the same polarity (a negation inside one content and not
+/// the other is a matter of content). A flag on one side only is the same
+/// claim when the attitude raises negation (belief, suspicion, desire,
+/// intention) and the other side's content carries the negation instead:
+/// "doesn't think you'd read them" is "thinks you would not read them", and
+/// "doesn't think you don't mind" is "thinks you mind". Knowledge is read
+/// strictly: not knowing X is neither knowing not-X nor knowing X.
+fn same_polarity(g: &State, d: &State) -> bool {
+    if g.negated == d.negated {
+        true
+    } else {
+        g.neg_raising && d.neg_raising && g.content_negated != d.content_negated
+    }
 }
 
 /// Content similarities, every graph text against every gold text.
@@ -428,7 +499,7 @@ fn mismatch(g: &State, d: &State) -> Option<ErrorKind> {
         Some(ErrorKind::Holder)
     } else if g.family != d.family {
         Some(ErrorKind::Attitude)
-    } else if g.negated != d.negated {
+    } else if !same_polarity(g, d) {
         Some(ErrorKind::Polarity)
     } else if g.false_belief != d.false_belief {
         Some(ErrorKind::Truth)
@@ -703,6 +774,28 @@ pub fn score(
         .filter(|c| c.iter().all(|id| linked_ids.contains(id.as_str())))
         .count();
 
+    let mut ends = Ends::default();
+    for (j, d) in ds.iter().enumerate() {
+        let Some(until) = d.until else { continue };
+        ends.gold += 1;
+        let mut matching = gold_of
+            .iter()
+            .filter(|(_, &dj)| dj == j)
+            .map(|(&i, _)| &gs[i]);
+        let mut recalled = false;
+        let mut right = false;
+        for g in &mut matching {
+            recalled = true;
+            right |= g.until.is_some_and(|u| u.abs_diff(until) <= window);
+        }
+        ends.recalled += usize::from(recalled);
+        ends.right_end += usize::from(right);
+    }
+    let matched_states = gold_of
+        .iter()
+        .map(|(&i, &j)| (gs[i].id.clone(), ds[j].id.clone()))
+        .collect();
+
     let mut errors = BTreeMap::new();
     for m in &misses {
         *errors.entry(m.kind).or_default() += 1;
@@ -731,6 +824,8 @@ pub fn score(
         causal,
         chains_recovered,
         chains: gold.chains.len(),
+        ends,
+        matched_states,
         errors,
         misses,
         missed_gold,

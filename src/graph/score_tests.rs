@@ -218,3 +218,96 @@ fn a_state_told_again_in_a_later_scene_it_holds_in_is_right_twice() {
     assert_eq!(s.errors.get(&ErrorKind::Scene), Some(&1), "{:?}", s.misses);
     assert_eq!(s.misses[0].graph, "mental_state:m1-late");
 }
+
+/// A one-state gold annotation: ANNA's `attitude` towards `content`.
+fn one_state(attitude: &str, content: &str, negated: bool) -> Gold {
+    crate::graph::gold::parse_gold(&format!(
+        r#"{{"film": "t", "characters": [{{"name": "ANNA"}}],
+        "mental_states": [
+          {{"id": "m1", "holder": "ANNA", "attitude": "{attitude}", "content": "{content}",
+           "negated": {negated}, "scene": 2, "until_scene": 4, "explicit": true, "evidence": "x"}}],
+        "causal_links": [], "chains": []}}"#
+    ))
+    .unwrap()
+}
+
+/// The score of a graph whose one state is the gold's, rewritten.
+fn rewritten(gold: &Gold, content: &str, negated: bool) -> GraphScore {
+    let mut graph = gold.to_graph();
+    let n = graph
+        .nodes
+        .iter_mut()
+        .find(|n| n.id == "mental_state:m1")
+        .unwrap();
+    n.content = Some(content.to_owned());
+    n.negated = negated;
+    lexical(&graph, gold)
+}
+
+#[test]
+fn a_negated_belief_is_the_belief_in_the_negation() {
+    // "I didn't think you'd read them" is one claim, whichever side the
+    // negation is written on.
+    for attitude in ["belief", "suspicion", "desire", "intention"] {
+        let gold = one_state(attitude, "you would read the letters", true);
+        let s = rewritten(&gold, "you would not read the letters", false);
+        assert_eq!(s.states.matched_graph, 1, "{attitude}: {:?}", s.misses);
+        // The same content with no negation anywhere is the opposite claim.
+        let s = rewritten(&gold, "you would read the letters", false);
+        assert_eq!(s.errors.get(&ErrorKind::Polarity), Some(&1), "{attitude}");
+    }
+}
+
+#[test]
+fn a_negation_in_flag_and_content_is_a_double_negation() {
+    // "I don't think you don't mind": a belief that you mind.
+    let gold = one_state("belief", "you mind the noise", false);
+    let s = rewritten(&gold, "you don't mind the noise", true);
+    assert_eq!(s.states.matched_graph, 1, "{:?}", s.misses);
+    // A flag alone is the plain negation: "doesn't think you mind".
+    let s = rewritten(&gold, "you mind the noise", true);
+    assert_eq!(s.errors.get(&ErrorKind::Polarity), Some(&1));
+}
+
+#[test]
+fn knowledge_is_read_strictly() {
+    // Not knowing the door is locked is not knowing it is not locked.
+    let gold = one_state("knowledge", "the door is locked", true);
+    let s = rewritten(&gold, "the door is not locked", false);
+    assert_eq!(
+        s.errors.get(&ErrorKind::Polarity),
+        Some(&1),
+        "{:?}",
+        s.misses
+    );
+    // "I know you don't": knowledge of "you don't mind", not its negation.
+    let gold = one_state("knowledge", "you don't mind", false);
+    let s = rewritten(&gold, "you don't mind", true);
+    assert_eq!(
+        s.errors.get(&ErrorKind::Polarity),
+        Some(&1),
+        "{:?}",
+        s.misses
+    );
+    let s = rewritten(&gold, "you don't mind", false);
+    assert_eq!(s.states.matched_graph, 1);
+}
+
+#[test]
+fn an_end_counts_only_at_the_gold_end_scene() {
+    let gold = one_state("belief", "the boat is hers", false);
+    let mut graph = gold.to_graph();
+    let s = lexical(&graph, &gold);
+    assert_eq!((s.ends.gold, s.ends.recalled, s.ends.right_end), (1, 1, 1));
+    // Gold ends in scene 4 (graph scenes are 0-based): 6 is past the window.
+    for (until, right) in [(None, 0), (Some(4), 1), (Some(5), 0)] {
+        graph
+            .nodes
+            .iter_mut()
+            .find(|n| n.id == "mental_state:m1")
+            .unwrap()
+            .until_scene = until;
+        let s = lexical(&graph, &gold);
+        assert_eq!((s.ends.recalled, s.ends.right_end), (1, right), "{until:?}");
+    }
+}

@@ -616,6 +616,34 @@ fn an_ignorance_its_holder_has_learned_something_since_is_not_offered_as_held() 
 }
 
 #[test]
+fn a_state_the_graph_says_ended_is_not_offered_as_held_after_its_end() {
+    // A plan carried out, or a belief corrected, in scene 2 no longer holds
+    // at a moment in scene 3; at a moment in its last scene it still does.
+    let with = |until: Option<usize>, moment_scene: usize| {
+        let mut g = graph();
+        for n in &mut g.nodes {
+            match n.id.as_str() {
+                "mental_state:m1" => {
+                    n.scene = Some(1);
+                    n.until_scene = until;
+                }
+                "event:e3" => n.scene = Some(moment_scene),
+                _ => {}
+            }
+        }
+        let f = Facts::new(&g);
+        let ask = Ask::MindBefore {
+            character: f.index_of("character:mara").unwrap(),
+            moment: f.index_of("event:e3").unwrap(),
+        };
+        f.classify(&ask, f.index_of("mental_state:m1").unwrap())
+    };
+    assert_eq!(with(None, 2), Verdict::Gold);
+    assert_eq!(with(Some(2), 2), Verdict::Gold);
+    assert_eq!(with(Some(1), 2), Verdict::Unusable);
+}
+
+#[test]
 fn a_line_said_to_someone_asks_who_takes_part_in_the_exchange() {
     // "Who is involved in the moment of this line: “Not yet. He's my
     // brother”?" offered Quinton, the brother talked about, as not involved.

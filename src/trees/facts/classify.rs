@@ -164,9 +164,10 @@ impl<'g> Facts<'g> {
         }
     }
 
-    /// Whether a state of ignorance — a false belief, or not knowing or not
-    /// believing something — may have ended by `moment`: the graph records
-    /// no end, and such states end when the truth comes out ("Quinton
+    /// Whether a state may have ended by `moment`: any state the graph says
+    /// ended in an earlier scene (`until_scene`), and a state of ignorance —
+    /// a false belief, or not knowing or not believing something — whose end
+    /// the graph does not record: such states end when the truth comes out ("Quinton
     /// doesn't know the ring has left the safe" no longer holds once he has
     /// opened the empty safe). One from more than a scene before, or one
     /// whose holder has learned something since (a later knowledge or
@@ -180,6 +181,13 @@ impl<'g> Facts<'g> {
     /// stay, and a reader is told "by this point", not "now".
     fn may_have_ended(&self, state: usize, moment: usize) -> bool {
         let node = self.node(state);
+        // A known end (`until_scene`: corrected, given up, carried out)
+        // before the moment's scene: no longer held, whatever it is.
+        if let (Some(end), Some(now)) = (node.until_scene, self.node(moment).scene) {
+            if now > end {
+                return true;
+            }
+        }
         let ignorance = matches!(
             node.attitude,
             Some(Attitude::Belief | Attitude::Knowledge | Attitude::Suspicion)
