@@ -41,6 +41,25 @@ pub struct BenchGraphArgs {
     /// scripted loopback server (0 skips that pass).
     #[arg(long, default_value_t = 2)]
     model_films: usize,
+    /// Instead of the speed corpus: annotated film folders (script,
+    /// subtitles, gold.json), each built with every rule family on and
+    /// scored; prints each rule family's precision, the leave-one-film-out
+    /// figures (gates fitted without the film, scored on it), the fitted and
+    /// ungated figures, and what the auditors' verdicts are worth.
+    #[arg(long, value_name = "FILM_DIR", num_args = 1..)]
+    gold: Vec<PathBuf>,
+    /// With --gold: write the gates fitted on all the films to this file
+    /// (the generator's data is src/graph/generate/gates.json;
+    /// scripts/regenerate-gates does this).
+    #[arg(long, value_name = "GATES.json", requires = "gold")]
+    write_gates: Option<PathBuf>,
+    /// With --gold: print JSON instead of tables.
+    #[arg(long, requires = "gold")]
+    json: bool,
+    /// With --gold: list every state and link the leave-one-film-out graphs
+    /// got wrong, with its error, families and content.
+    #[arg(long, requires = "gold")]
+    misses: bool,
 }
 
 const NAMES: [&str; 5] = ["MARA", "QUINTON", "JUNE", "TEO", "HOLLIS"];
@@ -100,6 +119,14 @@ fn peak_rss_kb() -> Option<u64> {
 
 /// Builds, analyses and exports every film of the corpus with the rules backend.
 pub fn bench_graph(args: BenchGraphArgs) -> anyhow::Result<()> {
+    if !args.gold.is_empty() {
+        return super::graph_gold::bench_gold(
+            &args.gold,
+            args.write_gates.as_deref(),
+            args.json,
+            args.misses,
+        );
+    }
     let seed_path = args.film.join("script.fountain");
     let seed = std::fs::read_to_string(&seed_path)
         .with_context(|| format!("reading {}", seed_path.display()))?;
@@ -116,7 +143,7 @@ pub fn bench_graph(args: BenchGraphArgs) -> anyhow::Result<()> {
     let _ = std::fs::remove_file(&db);
     let store = Store::open(&db)?;
     let (g, a1, a2, adj) = (
-        RulesGenerator,
+        RulesGenerator::default(),
         GroundingAuditor,
         SchemaTimeAuditor,
         RulesAdjudicator,

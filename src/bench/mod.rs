@@ -10,6 +10,7 @@ use moviegraph::screenplay::{self, Format};
 
 mod embed;
 mod graph;
+mod graph_gold;
 mod layouts;
 mod llm;
 mod local;
@@ -31,7 +32,9 @@ pub enum BenchCommand {
     /// without bootstrap in the same run.
     Eval(BenchEvalArgs),
     /// The graph stage (rules backend) on a synthetic corpus: time per block,
-    /// calls per block, peak memory, against the generator alone.
+    /// calls per block, peak memory, against the generator alone. With
+    /// --gold FILM_DIR…: precision per rule family on annotated films and
+    /// the leave-one-film-out figures.
     Graph(graph::BenchGraphArgs),
     /// Sentence-embedding speed: all-MiniLM-L6-v2 cold and through the
     /// store's cache, against the hashed baseline, on the same texts.

@@ -10,6 +10,8 @@ use clap::{Args, Subcommand, ValueEnum};
 use moviegraph::graph::build::{BuildOptions, FilmInput};
 use moviegraph::graph::consensus::Rule;
 use moviegraph::graph::export::{to_dot, to_graphml, to_neo4j_csv};
+use moviegraph::graph::generate::gates::{family_rows, render_families};
+use moviegraph::graph::generate::rules::GATED;
 use moviegraph::graph::resolve::ResolveOptions;
 use moviegraph::graph::stats::{render, stats};
 use moviegraph::graph::store::GraphStore;
@@ -18,7 +20,7 @@ use moviegraph::store::{self, Store};
 use moviegraph::workspace::align::film_blocks;
 use moviegraph::workspace::cast::{open_llm, GraphRoles};
 use moviegraph::workspace::film::{self, FilmFolder};
-use moviegraph::workspace::graph::{build_graph, export_graph, latest_build};
+use moviegraph::workspace::graph::{build_graph, build_settings, export_graph, latest_build};
 use moviegraph::workspace::lock::WriterLock;
 
 use super::models::GraphRoleFlags;
@@ -248,19 +250,38 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
 fn stats_cmd(a: FilmArgs) -> anyhow::Result<Outcome> {
     let slug = film::slug(&a.film_dir);
     let store = open_store(a.store.as_deref())?;
-    let (build, _) = latest_build(&store, &slug)?;
+    let (build, settings) = latest_build(&store, &slug)?;
     let candidates = store.graph_candidates(build)?;
     let s = stats(&candidates, &store.graph_merges(build)?);
     let paths = trajectories(&Graph::assemble(&slug, &candidates), TRAJECTORY_CHARACTERS);
+    // The rules generator's families (a model's notes are no families).
+    let generator = build_settings(&settings).map(|s| s.generator);
+    let families = generator
+        .as_deref()
+        .filter(|g| matches!(*g, "rules" | GATED))
+        .map(|g| (g, family_rows(&candidates)));
     if a.json {
         // The construction figures as before, with the trajectories beside them.
         let mut v = serde_json::to_value(&s)?;
         if let Some(o) = v.as_object_mut() {
             o.insert("trajectories".into(), serde_json::to_value(&paths)?);
+            if let Some((g, rows)) = &families {
+                o.insert(
+                    "rule_families".into(),
+                    serde_json::json!({"generator": g, "families": rows}),
+                );
+            }
         }
         emit(&(serde_json::to_string_pretty(&v)? + "\n"))?;
     } else {
-        emit(&format!("{}\n{}", render(&s), render_text(&paths)))?;
+        let families = families.map_or(String::new(), |(g, rows)| {
+            format!("\n{}", render_families(g, &rows))
+        });
+        emit(&format!(
+            "{}{families}\n{}",
+            render(&s),
+            render_text(&paths)
+        ))?;
     }
     Ok(Outcome::Success)
 }

@@ -344,10 +344,11 @@ pub struct RoleOverrides {
     pub roles: Vec<(Role, Vec<String>)>,
 }
 
-/// The built-in models: the rules baseline, and two rules auditors (grounding and
+/// The built-in models: the rules baseline (`rules`, its measured cue families;
+/// `rules-gated`, only the families measured precise), and two rules auditors (grounding and
 /// schema) so the two-auditor rule holds offline.
 fn builtin_models() -> BTreeMap<String, ModelConfig> {
-    ["rules", "rules-grounding", "rules-schema"]
+    ["rules", "rules-gated", "rules-grounding", "rules-schema"]
         .into_iter()
         .map(|name| (name.to_string(), ModelConfig::rules()))
         .collect()

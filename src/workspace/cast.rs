@@ -155,7 +155,7 @@ impl GraphRoles {
         };
         let generator: Box<dyn Generator> = match g {
             Some(i) => Box::new(ModelGenerator::new(models[i].clone())),
-            None => Box::new(RulesGenerator),
+            None => Box::new(RulesGenerator::named(&self.generator)),
         };
         let auditors = self
             .auditors

@@ -26,6 +26,7 @@ pub mod doctor;
 pub mod embedder;
 pub mod eval;
 pub mod film;
+pub mod gates;
 pub mod graph;
 pub mod lock;
 pub mod run;

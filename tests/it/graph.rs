@@ -33,12 +33,18 @@ fn run(
     blocks: &[Block],
     stop_after: Option<usize>,
 ) -> (String, Graph, moviegraph::graph::build::BuildReport) {
-    let (g, a1, a2, adj) = (
-        RulesGenerator,
-        GroundingAuditor,
-        SchemaTimeAuditor,
-        RulesAdjudicator,
-    );
+    run_with(RulesGenerator::default(), store, play, blocks, stop_after)
+}
+
+/// As [`run`], with the rules generator `g`.
+fn run_with(
+    g: RulesGenerator,
+    store: &Store,
+    play: &Screenplay,
+    blocks: &[Block],
+    stop_after: Option<usize>,
+) -> (String, Graph, moviegraph::graph::build::BuildReport) {
+    let (a1, a2, adj) = (GroundingAuditor, SchemaTimeAuditor, RulesAdjudicator);
     let roles = Roles {
         generator: &g,
         auditors: vec![&a1, &a2],
@@ -588,4 +594,46 @@ fn graph_score_reads_an_export_against_the_sample_gold_and_checks_min_f1() {
     let out = bin(&["graph", "score", "graphs/the-second-key.json"], &root);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--gold"));
+}
+
+/// The `rules-gated` generator proposes only the families its measured
+/// gates put on: every verified state and causal link of the sample comes
+/// from a family that is on, and the gated graph is a part of the ungated
+/// one.
+#[test]
+fn the_gated_generator_keeps_only_families_measured_precise() {
+    use moviegraph::graph::generate::gates::{graph_families, Gates};
+    let (play, blocks) = sample();
+    let all_store = Store::open_in_memory().unwrap();
+    let (_, all, _) = run(&all_store, &play, &blocks, None);
+    let store = Store::open_in_memory().unwrap();
+    let (_, gated, report) = run_with(RulesGenerator::gated(), &store, &play, &blocks, None);
+    let cands = store.graph_candidates(report.build.unwrap()).unwrap();
+    let gates = Gates::measured();
+    let families = graph_families(&cands);
+    let states: Vec<_> = gated
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::MentalState)
+        .collect();
+    assert!(!states.is_empty(), "some families are on");
+    for n in &states {
+        let fs = &families[&n.id];
+        assert!(fs.iter().any(|f| gates.is_on(f)), "{}: {fs:?}", n.id);
+        assert!(
+            all.node(&n.id).is_some(),
+            "{} is in the ungated graph",
+            n.id
+        );
+    }
+    let all_states = all
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::MentalState)
+        .count();
+    assert!(
+        states.len() < all_states,
+        "{} of {all_states}",
+        states.len()
+    );
 }

@@ -231,7 +231,7 @@ async fn the_graph_generator_and_auditor_schemas_round_trip_through_the_local_mo
     let mut known: BTreeMap<String, Node> = BTreeMap::new();
     let first = prepare(
         &ctx(&play, &blocks[0], &known),
-        RulesGenerator
+        RulesGenerator::all_families()
             .generate(&ctx(&play, &blocks[0], &known))
             .unwrap(),
         &ResolveOptions::default(),
@@ -276,7 +276,7 @@ async fn the_graph_generator_and_auditor_schemas_round_trip_through_the_local_mo
         );
         batch = prepare(
             &cx,
-            RulesGenerator.generate(&cx).unwrap(),
+            RulesGenerator::all_families().generate(&cx).unwrap(),
             &ResolveOptions::default(),
         )
         .candidates;

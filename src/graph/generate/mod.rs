@@ -2,8 +2,10 @@
 //! model-backed generator (schema, prompt, response validation).
 
 pub mod cast;
+pub mod gates;
 pub mod rules;
 
+pub use gates::Families;
 pub use rules::RulesGenerator;
 
 /// Whether a lowercase word names what one person is to another (`sister`,

@@ -5,12 +5,24 @@
 //! want…` are mental verbs, read in `mental`.) Questions, conditionals (`if`) and recordings commit
 //! no one.
 
-use super::lexicon::{is_negation, COMMIT_VERBS, FUTURE_WORDS};
+use super::lexicon::{is_negation, ANAPHORS, COMMIT_VERBS, FUTURE_WORDS};
 use super::mental::Voice;
 use super::{Extractor, MentalRec};
 use crate::graph::schema::*;
 use crate::graph::text::{char_slice, gloss, Span};
 use crate::text::content_words;
+
+/// Participles that say how the speaker is, not what they will do.
+const STATE_PARTICIPLES: &[&str] = &[
+    "feeling",
+    "thinking",
+    "hoping",
+    "wondering",
+    "getting",
+    "being",
+    "trying",
+    "starting",
+];
 
 /// A commitment found at word `at`: attitude, polarity and the word its
 /// content starts at.
@@ -58,8 +70,23 @@ fn commitment(lower: &[String]) -> Option<Commitment> {
             _ => None,
         };
         if let Some((attitude, negated, content)) = found {
-            // `I'll be fine` says how things will go, not what I will do.
-            if lower.get(content).is_some_and(|w| w == "be") {
+            // `I'll be fine` says how things will go, not what I will do;
+            // `I'll have to…` is an obligation, not a plan; `I'm feeling
+            // generous` is a state.
+            let first = lower.get(content).map(String::as_str);
+            let obligation =
+                first == Some("have") && lower.get(content + 1).is_some_and(|w| w == "to");
+            if first == Some("be")
+                || obligation
+                || first.is_some_and(|w| STATE_PARTICIPLES.contains(&w))
+            {
+                return None;
+            }
+            // `I'll go and answer it`, `I won't try to beat them`: a plan
+            // whose only object points back is no content a reader can
+            // read alone.
+            let rest = &lower[content..];
+            if rest.len() <= 4 && rest.last().is_some_and(|w| ANAPHORS.contains(&w.as_str())) {
                 return None;
             }
             return Some(Commitment {

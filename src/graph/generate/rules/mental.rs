@@ -184,8 +184,12 @@ impl Extractor<'_, '_> {
                 // A pronoun means someone named before it, not the object
                 // the sentence names after it (`He suspects Rory now`).
                 let later = self.named_only_after(ws, subj);
+                // In a line, he or she is neither the speaker nor the one
+                // spoken to (who would be `you`).
+                let addressee = voice.addressee.filter(|_| !voice.narrated());
                 let exclude: Vec<&str> = speaker
                     .into_iter()
+                    .chain(addressee)
                     .chain(later.iter().map(String::as_str))
                     .collect();
                 (
@@ -474,8 +478,10 @@ impl Extractor<'_, '_> {
         node.target = found.about.clone();
         let reason = if voice.narrated() {
             "mental-state verb with its holder"
+        } else if voice.speaker == Some(found.holder.as_str()) && found.subject == found.holder {
+            "mental-state verb in a line, the speaker's own state"
         } else {
-            "mental-state verb in a line (the speaker's own, or the speaker's belief about another)"
+            "mental-state verb in a line about another: the speaker's belief"
         };
         let id = self.add_node(node, reason);
         if let Some(t) = found.about {

@@ -68,6 +68,7 @@ mod social;
 use std::collections::BTreeMap;
 
 use super::cast::Cast;
+use super::gates::{family, Families};
 use crate::graph::schema::*;
 use crate::graph::text::{sentences, title_case};
 use crate::graph::{BlockContext, Generator, GraphError, Proposal};
@@ -78,18 +79,83 @@ pub(crate) fn is_role(word: &str) -> bool {
     lexicon::ROLES.contains(&word)
 }
 
-/// The lexical baseline generator (`rules` backend).
+/// The lexical baseline generator (`rules` backend): `rules` proposes every
+/// cue family; `rules-gated` only the families whose measured precision puts
+/// them on (see [`super::gates`]).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RulesGenerator;
+pub struct RulesGenerator {
+    /// Which cue families it proposes.
+    pub families: Families,
+}
+
+impl RulesGenerator {
+    /// The generator with every cue family on (`rules`, the default).
+    pub fn all_families() -> RulesGenerator {
+        RulesGenerator {
+            families: Families::All,
+        }
+    }
+
+    /// The generator with only the measured families on (`rules-gated`).
+    pub fn gated() -> RulesGenerator {
+        RulesGenerator {
+            families: Families::Measured,
+        }
+    }
+
+    /// The generator a built-in model name means (`rules`, `rules-gated`).
+    pub fn named(name: &str) -> RulesGenerator {
+        match name {
+            GATED => RulesGenerator::gated(),
+            _ => RulesGenerator::default(),
+        }
+    }
+}
+
+/// The built-in generator with only the measured rule families on.
+pub const GATED: &str = "rules-gated";
 
 impl Generator for RulesGenerator {
     fn name(&self) -> String {
-        "rules".to_owned()
+        match self.families {
+            Families::Measured => GATED.to_owned(),
+            Families::All => "rules".to_owned(),
+        }
     }
 
     fn generate(&self, ctx: &BlockContext<'_>) -> Result<Proposal, GraphError> {
-        Ok(Extractor::new(ctx).run())
+        let mut proposal = Extractor::new(ctx).run();
+        let families = self.families;
+        if families != Families::All {
+            drop_items(&mut proposal, |item, reason| {
+                families.allows(family(reason, item).as_deref())
+            });
+        }
+        Ok(proposal)
     }
+}
+
+/// Drops the items `keep` refuses (those of families that are off) and
+/// every edge that touched a
+/// dropped node: where the generator cannot tell, it says nothing.
+fn drop_items(proposal: &mut Proposal, keep: impl Fn(&Item, &str) -> bool) {
+    let mut dropped = std::collections::BTreeSet::new();
+    proposal.items.retain(|(item, reason)| {
+        let kept = keep(item, reason);
+        if !kept {
+            dropped.insert(item.id().to_owned());
+        }
+        kept
+    });
+    proposal.items.retain_mut(|(item, _)| match item {
+        Item::Edge(e) => !dropped.contains(&e.source) && !dropped.contains(&e.target),
+        Item::Node(n) => {
+            if n.target.as_ref().is_some_and(|t| dropped.contains(t)) {
+                n.target = None;
+            }
+            true
+        }
+    });
 }
 
 #[derive(Debug, Clone)]

@@ -12,7 +12,7 @@ const SCRIPT: &str = "INT. KITCHEN - DAY\n\n\
 
 fn proposal(text: &str) -> (Screenplay, Proposal) {
     let one = OneBlock::parse(text);
-    let p = RulesGenerator.generate(&one.ctx()).unwrap();
+    let p = RulesGenerator::all_families().generate(&one.ctx()).unwrap();
     (one.play, p)
 }
 
@@ -103,7 +103,7 @@ fn the_schema_auditor_checks_the_new_kinds_against_their_quotes() {
     use crate::graph::Auditor;
     let one = OneBlock::parse(SCRIPT);
     let ctx = one.ctx();
-    let p = RulesGenerator.generate(&ctx).unwrap();
+    let p = RulesGenerator::all_families().generate(&ctx).unwrap();
     let mut batch: Vec<Candidate> = p
         .items
         .into_iter()
@@ -315,7 +315,7 @@ fn audited(script: &str) -> Vec<(Candidate, bool, bool)> {
     use crate::graph::Auditor;
     let one = OneBlock::parse(script);
     let ctx = one.ctx();
-    let p = RulesGenerator.generate(&ctx).unwrap();
+    let p = RulesGenerator::all_families().generate(&ctx).unwrap();
     let batch: Vec<Candidate> = p
         .items
         .into_iter()

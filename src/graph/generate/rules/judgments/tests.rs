@@ -10,7 +10,9 @@ type State = (String, Attitude, bool, Option<bool>, String);
 
 fn states(script: &str) -> Vec<State> {
     let one = OneBlock::parse(script);
-    let p = super::super::RulesGenerator.generate(&one.ctx()).unwrap();
+    let p = super::super::RulesGenerator::all_families()
+        .generate(&one.ctx())
+        .unwrap();
     p.items
         .iter()
         .filter_map(|(item, _)| match item {

@@ -1,0 +1,58 @@
+//! The rules generator's gates are regenerated data: `gates.json` must hold
+//! exactly what `bench graph --gold` fits on the development corpus today.
+
+use std::path::Path;
+
+use crate::common;
+
+#[test]
+fn the_committed_gates_are_what_the_corpus_measures_now() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/films");
+    if !shared.is_dir() {
+        eprintln!(
+            "SKIPPED: {} is absent (the annotated films live in ../shared beside the project)",
+            shared.display()
+        );
+        return;
+    }
+    let mut films: Vec<String> = std::fs::read_dir(&shared)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("gold.json").is_file())
+        .map(|p| p.display().to_string())
+        .collect();
+    films.sort();
+    films.push(
+        root.join("screenplays/the-second-key")
+            .display()
+            .to_string(),
+    );
+    let mut args = vec!["bench", "graph", "--json", "--gold"];
+    args.extend(films.iter().map(String::as_str));
+    let out = common::moviegraph_in(root, &args);
+    assert!(out.status.success(), "{}", common::said(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["gates_file_current"], true,
+        "src/graph/generate/gates.json is stale: run scripts/regenerate-gates"
+    );
+    // Every family the file puts on was measured precise on enough states.
+    let gates: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("src/graph/generate/gates.json")).unwrap(),
+    )
+    .unwrap();
+    for (family, m) in gates["families"].as_object().unwrap() {
+        let on = v["families"][family]["on"].as_bool().unwrap();
+        let (kept, right) = (m["kept"].as_u64().unwrap(), m["right"].as_u64().unwrap());
+        assert_eq!(on, kept >= 5 && right * 5 >= kept * 4, "{family}");
+    }
+    // The leave-one-film-out figures are there for every film.
+    for f in &films {
+        let slug = Path::new(f).file_name().unwrap().to_str().unwrap();
+        assert!(
+            v["leave_one_film_out"]["films"][slug]["states"].is_object(),
+            "{slug}"
+        );
+    }
+}
