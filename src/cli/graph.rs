@@ -53,6 +53,11 @@ pub enum GraphCommand {
     /// higher-order links and causal links (direction included), gold chains
     /// recovered, and its errors by type. --min-f1 makes it a check (exit 1).
     Score(super::graph_score::ScoreArgs),
+    /// Make a graph build from an expert annotation (gold.json, DESIGN.md
+    /// §2): every state and causal link accepted, each placed where its
+    /// evidence quote stands in the script, so that `trees generate` builds
+    /// on a graph people made. The build becomes the film's latest.
+    Import(super::graph_import::ImportArgs),
 }
 
 /// A film folder and the store.
@@ -152,6 +157,7 @@ pub fn graph(cmd: GraphCommand) -> anyhow::Result<Outcome> {
         GraphCommand::Review(a) => review_cmd(a),
         GraphCommand::Export(a) => export_cmd(a),
         GraphCommand::Score(a) => super::graph_score::score_cmd(a),
+        GraphCommand::Import(a) => super::graph_import::import_cmd(a),
     }
 }
 

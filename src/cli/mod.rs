@@ -4,6 +4,7 @@ mod align;
 mod doctor;
 mod eval;
 mod graph;
+mod graph_import;
 mod graph_score;
 mod llm;
 mod local;

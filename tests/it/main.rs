@@ -23,6 +23,7 @@ mod fixtures;
 mod fountain_conformance;
 mod gates;
 mod graph;
+mod graph_import;
 mod graph_model;
 mod llm_cli;
 mod llm_client;
