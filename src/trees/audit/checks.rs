@@ -413,3 +413,62 @@ pub fn coverage(trees: &[Tree], film: &FilmLayout) -> Coverage {
     }
     out
 }
+
+/// Categories whose questions ask what was said, by whom, or in what order
+/// (speaker identity, participation, line order): trivia, not minds.
+const TRIVIA: &[&str] = &[
+    "Social Relations / Interaction Recognition",
+    "Communication / Speech Act Understanding",
+    "Behavior Understanding / Temporal Reasoning",
+];
+
+/// What the questions ask: counts per category and type, and how many test
+/// a mental state or a cause.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Asks {
+    /// Questions.
+    pub questions: usize,
+    /// Questions per `level1 / level2` category.
+    pub by_category: BTreeMap<String, usize>,
+    /// Questions per question type.
+    pub by_type: BTreeMap<String, usize>,
+    /// Questions in a category of [`TRIVIA`].
+    pub trivia: usize,
+    /// Questions about a mental state or a cause (every other category).
+    pub minds_or_causes: usize,
+    /// The largest one category's share of the questions.
+    pub largest_share: f64,
+    /// The most used opening (a question's first four words, the template
+    /// it was written from) and how many questions use it: a category can
+    /// hide one template asked again and again.
+    pub top_opening: Option<(String, usize)>,
+}
+
+/// What the trees ask, by category and type.
+pub fn asks(trees: &[Tree]) -> Asks {
+    let mut a = Asks::default();
+    for node in trees.iter().flat_map(|t| &t.nodes) {
+        a.questions += 1;
+        let category = format!("{} / {}", node.category.level1, node.category.level2);
+        if TRIVIA.contains(&category.as_str()) {
+            a.trivia += 1;
+        } else {
+            a.minds_or_causes += 1;
+        }
+        *a.by_category.entry(category).or_default() += 1;
+        *a.by_type
+            .entry(node.question_type.as_str().to_owned())
+            .or_default() += 1;
+    }
+    let mut openings: BTreeMap<String, usize> = BTreeMap::new();
+    for node in trees.iter().flat_map(|t| &t.nodes) {
+        let opening: Vec<&str> = node.question.split_whitespace().take(4).collect();
+        *openings.entry(opening.join(" ")).or_default() += 1;
+    }
+    a.top_opening = openings
+        .into_iter()
+        .max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)));
+    let largest = a.by_category.values().copied().max().unwrap_or(0);
+    a.largest_share = largest as f64 / a.questions.max(1) as f64;
+    a
+}

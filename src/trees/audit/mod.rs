@@ -28,7 +28,7 @@ use serde::Serialize;
 use crate::util::rng::SplitMix64;
 
 use super::schema::{Format, Node, Tree};
-pub use checks::{node_giveaways, reasks, Balance, Coverage, Redundancy, Wording};
+pub use checks::{node_giveaways, reasks, Asks, Balance, Coverage, Redundancy, Wording};
 use readers::{credits, items, readers, Item, Sees};
 
 /// Bootstrap resamples of the readers' intervals.
@@ -150,6 +150,9 @@ pub struct Audit {
     pub giveaways: Vec<Finding>,
     /// Duplicates and re-asks.
     pub redundancy: Redundancy,
+    /// What the questions ask: categories, types, trivia against minds and
+    /// causes.
+    pub asks: Asks,
     /// Coverage of the film (`None` without the film's layout).
     pub coverage: Option<Coverage>,
     /// Whether the trees are text-only (then questions outside the film are allowed).
@@ -257,6 +260,7 @@ pub fn audit(
         balance: checks::balance(trees),
         giveaways: checks::giveaways(trees),
         redundancy: checks::redundancy(trees),
+        asks: checks::asks(trees),
         coverage: film.map(|f| checks::coverage(trees, f)),
         text_only,
         thresholds,

@@ -110,6 +110,32 @@ pub(super) fn render(a: &Audit) -> String {
         r.near_duplicates.len(),
         r.reasks.len()
     );
+    let k = &a.asks;
+    let share = |n: usize| 100.0 * n as f64 / k.questions.max(1) as f64;
+    let _ = writeln!(
+        s,
+        "what the questions ask: {} of {} test a mental state or a cause ({:.0}%), {} are trivia (speaker, participants, line order: {:.0}%); the largest category is {:.0}% of them",
+        k.minds_or_causes,
+        k.questions,
+        share(k.minds_or_causes),
+        k.trivia,
+        share(k.trivia),
+        100.0 * k.largest_share
+    );
+    let mut cats: Vec<(&String, &usize)> = k.by_category.iter().collect();
+    cats.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+    for (c, n) in cats {
+        let _ = writeln!(s, "  {n:>4} {:>4.0}%  {c}", share(*n));
+    }
+    let types: Vec<String> = k.by_type.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    let _ = writeln!(s, "  by type: {}", types.join(", "));
+    if let Some((opening, n)) = &k.top_opening {
+        let _ = writeln!(
+            s,
+            "  most used opening: “{opening} …” in {n} questions ({:.0}%)",
+            share(*n)
+        );
+    }
     let _ = writeln!(s, "give-aways: {}", a.giveaways.len());
     match &a.coverage {
         Some(c) => {

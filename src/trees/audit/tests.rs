@@ -410,3 +410,24 @@ fn the_audit_is_deterministic_and_renders_every_reader() {
     }
     assert!(a.summary().starts_with("validity audit FAILED"));
 }
+
+#[test]
+fn the_audit_counts_what_the_questions_ask() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("trees/the-second-key.jsonl");
+    let trees = crate::trees::jsonl::read_trees(&path).unwrap();
+    let a = checks::asks(&trees);
+    let total: usize = a.by_category.values().sum();
+    assert_eq!(total, a.questions);
+    assert_eq!(a.trivia + a.minds_or_causes, a.questions);
+    assert_eq!(a.by_type.values().sum::<usize>(), a.questions);
+    assert!(a.largest_share > 0.0 && a.largest_share <= 1.0);
+    // A tree whose every question asks the line order is all trivia.
+    let mut t = trees[0].clone();
+    for n in &mut t.nodes {
+        n.category.level1 = "Behavior Understanding".into();
+        n.category.level2 = "Temporal Reasoning".into();
+    }
+    let one = checks::asks(std::slice::from_ref(&t));
+    assert_eq!((one.trivia, one.minds_or_causes), (t.nodes.len(), 0));
+    assert_eq!(one.largest_share, 1.0);
+}
