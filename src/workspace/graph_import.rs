@@ -148,16 +148,12 @@ pub fn import_gold(store: &Store, folder: &FilmFolder, gold_path: &Path) -> Resu
             continue;
         };
         let (element, start, end) = place(&play, &blocks, scene - 1, quote);
-        if !play.elements[element].text.contains(quote.trim()) {
+        let line = play.elements.get(element).map_or("", |e| e.text.as_str());
+        if !line.contains(quote.trim()) {
             unplaced += 1;
         }
         let block = block_of(&blocks, element);
-        let text: String = play.elements[element]
-            .text
-            .chars()
-            .skip(start)
-            .take(end - start)
-            .collect();
+        let text: String = line.chars().skip(start).take(end - start).collect();
         n.order = Some(element);
         n.blocks = vec![block];
         n.evidence = vec![Evidence {
@@ -224,7 +220,7 @@ pub fn import_gold(store: &Store, folder: &FilmFolder, gold_path: &Path) -> Resu
         .map(|n| (n.id.clone(), first_block.get(&n.id).copied().unwrap_or(0)))
         .collect();
     for n in graph.nodes {
-        let b = node_block[&n.id];
+        let b = node_block.get(&n.id).copied().unwrap_or(0);
         per_block
             .entry(b)
             .or_default()
@@ -232,7 +228,8 @@ pub fn import_gold(store: &Store, folder: &FilmFolder, gold_path: &Path) -> Resu
     }
     for mut e in graph.edges {
         // An edge is proposed where its later end is.
-        let b = node_block[&e.source].max(node_block[&e.target]);
+        let at = |id: &String| node_block.get(id).copied().unwrap_or(0);
+        let b = at(&e.source).max(at(&e.target));
         e.blocks = vec![b];
         per_block
             .entry(b)
