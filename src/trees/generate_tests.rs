@@ -616,6 +616,35 @@ fn an_ignorance_its_holder_has_learned_something_since_is_not_offered_as_held() 
 }
 
 #[test]
+fn a_negated_state_or_a_pretense_is_not_offered_as_what_is_on_the_mind() {
+    // "Bev see the note" (a desire, negated) and a pretended sorrow read as
+    // what the holder wants or feels: the opposite of the state.
+    let with = |attitude: Attitude, negated: bool| {
+        let mut g = graph();
+        for n in &mut g.nodes {
+            match n.id.as_str() {
+                "mental_state:m1" => {
+                    n.scene = Some(2);
+                    n.attitude = Some(attitude);
+                    n.negated = negated;
+                }
+                "event:e3" => n.scene = Some(2),
+                _ => {}
+            }
+        }
+        let f = Facts::new(&g);
+        let ask = Ask::MindBefore {
+            character: f.index_of("character:mara").unwrap(),
+            moment: f.index_of("event:e3").unwrap(),
+        };
+        f.classify(&ask, f.index_of("mental_state:m1").unwrap())
+    };
+    assert_eq!(with(Attitude::Desire, false), Verdict::Gold);
+    assert_eq!(with(Attitude::Desire, true), Verdict::Unusable);
+    assert_eq!(with(Attitude::Pretense, false), Verdict::Unusable);
+}
+
+#[test]
 fn a_state_the_graph_says_ended_is_not_offered_as_held_after_its_end() {
     // A plan carried out, or a belief corrected, in scene 2 no longer holds
     // at a moment in scene 3; at a moment in its last scene it still does.

@@ -150,7 +150,9 @@ impl<'g> Facts<'g> {
                     Some(h) if h == character => {
                         if self.order(option) > self.order(moment) {
                             Wrong(R::LaterEvent)
-                        } else if self.may_have_ended(option, moment) {
+                        } else if self.may_have_ended(option, moment)
+                            || self.not_held_as_worded(option)
+                        {
                             Unusable
                         } else {
                             Gold
@@ -202,6 +204,15 @@ impl<'g> Facts<'g> {
             (Some(held), Some(now)) => now > held + 1,
             _ => true,
         }
+    }
+
+    /// Whether a state's words, read as what is on its holder's mind, say
+    /// the opposite of it: a negated state ("does not want Bev to see the
+    /// note" worded "Bev see the note") or a pretense (what the holder
+    /// pretends, not what they think).
+    fn not_held_as_worded(&self, state: usize) -> bool {
+        let node = self.node(state);
+        node.negated || node.attitude == Some(Attitude::Pretense)
     }
 
     /// The pronoun the narration uses for a character, where it says.
