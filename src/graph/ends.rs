@@ -16,54 +16,12 @@
 use std::collections::BTreeSet;
 
 use crate::graph::schema::{Attitude, Node, NodeKind};
+use crate::graph::score::{content_stems as stems, negated_text};
 use crate::graph::Graph;
-use crate::text::content_words;
 
 /// The share of one content's words another must share to be "the same
 /// content".
 const SAME_CONTENT: f64 = 0.6;
-
-/// Content words with plural and tense endings cut, negations and
-/// auxiliaries left out (they are polarity, not content).
-fn stems(text: &str) -> BTreeSet<String> {
-    let text = text.replace('’', "'").replace("n't", " not");
-    content_words(&text)
-        .into_iter()
-        .filter(|w| {
-            !matches!(
-                w.as_str(),
-                "not"
-                    | "never"
-                    | "does"
-                    | "did"
-                    | "will"
-                    | "would"
-                    | "can"
-                    | "could"
-                    | "don"
-                    | "doesn"
-                    | "didn"
-                    | "won"
-                    | "wouldn"
-            )
-        })
-        .map(|w| {
-            for end in ["ing", "ed", "es", "s"] {
-                if w.len() >= end.len() + 3 {
-                    if let Some(s) = w.strip_suffix(end) {
-                        return s.to_owned();
-                    }
-                }
-            }
-            w
-        })
-        .collect()
-}
-
-/// Whether the content is negated in itself (an odd count of negations).
-fn negated_text(text: &str) -> bool {
-    crate::graph::score::negated_text(text)
-}
 
 /// The share of `a`'s words that `b` has (0 when `a` has none).
 fn covered(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {

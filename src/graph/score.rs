@@ -24,6 +24,9 @@ use super::Graph;
 
 #[path = "score_similarity.rs"]
 mod similarity;
+/// A text's content words, lightly stemmed, auxiliaries and negations left
+/// out: what `graph score` compares (the ends pass reads contents the same way).
+pub(crate) use similarity::stems as content_stems;
 use similarity::{dice, dot, stems, Sims};
 
 /// How content is compared.

@@ -56,7 +56,7 @@ impl Sims {
 }
 
 /// Content words with a light stemming (plural and tense endings cut).
-pub(super) fn stems(text: &str) -> BTreeSet<String> {
+pub(crate) fn stems(text: &str) -> BTreeSet<String> {
     // `Mum's` is Mum, `it's` it and `we're` we (stop words): a contraction's
     // tail is no content.
     let mut text = text.replace('’', "'").replace("n't", " not");

@@ -551,12 +551,7 @@ fn a_false_belief_from_scenes_before_is_not_offered_as_still_held() {
                 _ => {}
             }
         }
-        let f = Facts::new(&g);
-        let ask = Ask::MindBefore {
-            character: f.index_of("character:mara").unwrap(),
-            moment: f.index_of("event:e3").unwrap(),
-        };
-        f.classify(&ask, f.index_of("mental_state:m1").unwrap())
+        mind_before_m1(&g)
     };
     // Two scenes before: a false belief or a not-knowing may have ended.
     assert_eq!(at(1, Some(false), false), Verdict::Unusable);
@@ -599,12 +594,7 @@ fn an_ignorance_its_holder_has_learned_something_since_is_not_offered_as_held() 
                 "mental_state:m9",
             ));
         }
-        let f = Facts::new(&g);
-        let ask = Ask::MindBefore {
-            character: f.index_of("character:mara").unwrap(),
-            moment: f.index_of("event:e3").unwrap(),
-        };
-        f.classify(&ask, f.index_of("mental_state:m1").unwrap())
+        mind_before_m1(&g)
     };
     // A false belief a scene before: held, unless she has learned something
     // since (before the moment; a realization after it changes nothing).
@@ -613,6 +603,17 @@ fn an_ignorance_its_holder_has_learned_something_since_is_not_offered_as_held() 
     assert_eq!(with(Some(false), Some(35)), Verdict::Gold);
     // A belief that is not ignorance lasts whatever she learns.
     assert_eq!(with(None, Some(20)), Verdict::Gold);
+}
+
+/// How Mara's state m1 classifies as an answer to "what is on Mara's mind
+/// by e3".
+fn mind_before_m1(g: &Graph) -> Verdict {
+    let f = Facts::new(g);
+    let ask = Ask::MindBefore {
+        character: f.index_of("character:mara").unwrap(),
+        moment: f.index_of("event:e3").unwrap(),
+    };
+    f.classify(&ask, f.index_of("mental_state:m1").unwrap())
 }
 
 #[test]
@@ -632,12 +633,7 @@ fn a_negated_state_or_a_pretense_is_not_offered_as_what_is_on_the_mind() {
                 _ => {}
             }
         }
-        let f = Facts::new(&g);
-        let ask = Ask::MindBefore {
-            character: f.index_of("character:mara").unwrap(),
-            moment: f.index_of("event:e3").unwrap(),
-        };
-        f.classify(&ask, f.index_of("mental_state:m1").unwrap())
+        mind_before_m1(&g)
     };
     assert_eq!(with(Attitude::Desire, false), Verdict::Gold);
     assert_eq!(with(Attitude::Desire, true), Verdict::Unusable);
@@ -660,12 +656,7 @@ fn a_state_the_graph_says_ended_is_not_offered_as_held_after_its_end() {
                 _ => {}
             }
         }
-        let f = Facts::new(&g);
-        let ask = Ask::MindBefore {
-            character: f.index_of("character:mara").unwrap(),
-            moment: f.index_of("event:e3").unwrap(),
-        };
-        f.classify(&ask, f.index_of("mental_state:m1").unwrap())
+        mind_before_m1(&g)
     };
     assert_eq!(with(None, 2), Verdict::Gold);
     assert_eq!(with(Some(2), 2), Verdict::Gold);

@@ -8,26 +8,10 @@ use crate::common;
 #[test]
 fn the_committed_gates_are_what_the_corpus_measures_now() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared/films");
-    if !shared.is_dir() {
-        eprintln!(
-            "SKIPPED: {} is absent (the annotated films live in ../shared beside the project)",
-            shared.display()
-        );
+    let Some(dirs) = common::annotated_films() else {
         return;
-    }
-    let mut films: Vec<String> = std::fs::read_dir(&shared)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("gold.json").is_file())
-        .map(|p| p.display().to_string())
-        .collect();
-    films.sort();
-    films.push(
-        root.join("screenplays/the-second-key")
-            .display()
-            .to_string(),
-    );
+    };
+    let films: Vec<String> = dirs.iter().map(|p| p.display().to_string()).collect();
     let mut args = vec!["bench", "graph", "--json", "--gold"];
     args.extend(films.iter().map(String::as_str));
     let out = common::moviegraph_in(root, &args);

@@ -164,21 +164,7 @@ fn film(dir: &Path, lowercase: &BTreeSet<String>) -> Film {
 
 fn corpus() -> Option<Vec<Film>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared/films");
-    if !shared.is_dir() {
-        eprintln!(
-            "SKIPPED: {} is absent (the annotated films live in ../shared beside the project)",
-            shared.display()
-        );
-        return None;
-    }
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&shared)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("gold.json").is_file() && p.join("script.fountain").is_file())
-        .collect();
-    dirs.sort();
-    dirs.push(root.join("screenplays/the-second-key"));
+    let dirs = crate::common::annotated_films()?;
     let lowercase = lowercase_words(&root.join("../shared"));
     Some(dirs.iter().map(|d| film(d, &lowercase)).collect())
 }

@@ -180,3 +180,26 @@ fn diff(input: &Path, expected: &str, actual: &str) -> String {
 
 pub mod llm;
 pub mod walk;
+
+/// The annotated development corpus: every film of `../shared/films` with a
+/// gold.json and a script.fountain, sorted, then the sample; `None` (the
+/// reason printed) when `../shared` is not beside the project.
+pub fn annotated_films() -> Option<Vec<PathBuf>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/films");
+    if !shared.is_dir() {
+        eprintln!(
+            "SKIPPED: {} is absent (the annotated films live in ../shared beside the project)",
+            shared.display()
+        );
+        return None;
+    }
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&shared)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("gold.json").is_file() && p.join("script.fountain").is_file())
+        .collect();
+    dirs.sort();
+    dirs.push(root.join("screenplays/the-second-key"));
+    Some(dirs)
+}
