@@ -121,6 +121,12 @@ pub struct GenerateArgs {
     /// exit 1. The trees file records text_only either way.
     #[arg(long)]
     text_only: bool,
+    /// Ask trivia too: who holds a state (mostly who said the line), who
+    /// takes part in an exchange, which of two moments comes first. Left
+    /// out by default: they test reading, not minds or causes. The trees
+    /// file records the choice.
+    #[arg(long)]
+    include_trivia: bool,
     #[command(flatten)]
     wait: super::WaitArgs,
 }
@@ -234,6 +240,7 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
         max_trees: a.max_trees,
         mix,
         seed: a.seed,
+        include_trivia: a.include_trivia,
         ..GenerateOptions::default()
     };
     let config = a.models.load()?;

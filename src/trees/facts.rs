@@ -15,6 +15,7 @@ use super::pronouns::Pronoun;
 use super::schema::DistractorReason;
 
 mod classify;
+mod wording;
 
 /// What a question asks about; node arguments are indices into [`Graph::nodes`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -58,6 +59,42 @@ pub enum Ask {
         /// The moment (an event or mental state) that fixes the time.
         moment: usize,
     },
+    /// What a character knows by `moment`, against what they only believe
+    /// (wrongly) or do not know (knowledge access).
+    KnowsAt {
+        /// The character.
+        character: usize,
+        /// The moment that fixes the time.
+        moment: usize,
+    },
+    /// Which of a character's beliefs by `moment` is false (false belief).
+    FalseBelief {
+        /// The character.
+        character: usize,
+        /// The moment that fixes the time.
+        moment: usize,
+    },
+    /// Which of a character's earlier states has ended by `moment` (belief
+    /// change: corrected, given up, carried out).
+    NoLonger {
+        /// The character.
+        character: usize,
+        /// The moment that fixes the time.
+        moment: usize,
+    },
+}
+
+impl Ask {
+    /// The character a question about one character's mind is about.
+    pub fn character(&self) -> Option<usize> {
+        match *self {
+            Ask::MindBefore { character, .. }
+            | Ask::KnowsAt { character, .. }
+            | Ask::FalseBelief { character, .. }
+            | Ask::NoLonger { character, .. } => Some(character),
+            _ => None,
+        }
+    }
 }
 
 /// What an option is, judged against the graph.
@@ -398,6 +435,9 @@ impl<'g> Facts<'g> {
                     )
                 }
             }
+            // An annotation's state is its content alone ("get Licence
+            // 118 for Halvard"): said with its holder and attitude.
+            _ if !holder.is_empty() && !node.name.contains(holder) => self.statement(i),
             _ => node.name.trim().to_owned(),
         }
     }

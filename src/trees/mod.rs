@@ -28,4 +28,6 @@ pub mod validate;
 #[cfg(test)]
 mod generate_tests;
 #[cfg(test)]
+mod mind_asks_tests;
+#[cfg(test)]
 mod tests;

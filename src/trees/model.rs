@@ -55,17 +55,11 @@ pub const MAX_LENGTH_RATIO: f64 = 1.8;
 
 /// The JSON schema of a model-written question and its options.
 pub fn output_schema() -> Value {
-    let reasons: Vec<Value> = [
-        DistractorReason::NotTheCause,
-        DistractorReason::EffectForCause,
-        DistractorReason::OtherCharacter,
-        DistractorReason::LaterEvent,
-        DistractorReason::UnsupportedMotive,
-    ]
-    .iter()
-    .map(|r| Value::from(r.as_str()))
-    .chain([Value::Null])
-    .collect();
+    let reasons: Vec<Value> = DistractorReason::ALL
+        .iter()
+        .map(|r| Value::from(r.as_str()))
+        .chain([Value::Null])
+        .collect();
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -92,6 +86,16 @@ pub fn output_schema() -> Value {
     })
 }
 
+/// A question about a character at a moment: `template`'s `{}` is the
+/// character's name, the moment follows after a colon.
+fn at_moment(f: &Facts<'_>, template: &str, character: usize, moment: usize) -> String {
+    format!(
+        "{}: {}",
+        template.replacen("{}", f.name(character), 1),
+        f.gloss(moment)
+    )
+}
+
 fn what_is_asked(f: &Facts<'_>, ask: &Ask) -> String {
     match *ask {
         Ask::Origin { end } => format!(
@@ -103,10 +107,26 @@ fn what_is_asked(f: &Facts<'_>, ask: &Ask) -> String {
         Ask::Participants { event } => format!("who is involved in: {}", f.gloss(event)),
         Ask::Holder { state } => format!("who holds this state of mind: {}", f.content(state)),
         Ask::Order { .. } => "which of the two moments happens first in the film".to_owned(),
-        Ask::MindBefore { character, moment } => format!(
-            "what is on {}'s mind by this point: {}",
-            f.name(character),
-            f.gloss(moment)
+        Ask::MindBefore { character, moment } => {
+            at_moment(f, "what is on {}'s mind by this point", character, moment)
+        }
+        Ask::KnowsAt { character, moment } => at_moment(
+            f,
+            "what {} knows by this point (not merely believes, wrongly, or does not know)",
+            character,
+            moment,
+        ),
+        Ask::FalseBelief { character, moment } => at_moment(
+            f,
+            "which of {}'s beliefs by this point is false",
+            character,
+            moment,
+        ),
+        Ask::NoLonger { character, moment } => at_moment(
+            f,
+            "which of {}'s earlier states of mind no longer holds by this point",
+            character,
+            moment,
         ),
     }
 }

@@ -213,6 +213,10 @@ pub struct Settings {
     pub single_options: usize,
     /// Options of a multiple-choice question.
     pub multi_options: usize,
+    /// Whether trivia (who holds a line, who takes part, which came first)
+    /// was asked (`--include-trivia`); absent: not asked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_trivia: bool,
 }
 
 /// How a tree set was made. Every field but `source` may be absent: absent

@@ -131,15 +131,41 @@ pub fn question(f: &Facts<'_>, spec: &Spec) -> Option<String> {
         Ask::Order { .. } => "Which of these happens first in the film?".to_owned(),
         Ask::MindBefore { character, moment } => {
             let who = f.first_name(character);
+            let when = f.when(moment);
             if spec.format == Format::Open {
-                format!(
-                    "By this point in the film ({}), what is on {who}'s mind?",
-                    f.gloss(moment)
-                )
+                format!("{when}, what is on {who}'s mind?")
+            } else {
+                format!("{when}, which of these is on {who}'s mind?{all}")
+            }
+        }
+        Ask::KnowsAt { character, moment } => {
+            let who = f.first_name(character);
+            let when = f.when(moment);
+            if spec.format == Format::Open {
+                format!("{when}, what does {who} know for certain (not merely believe) that bears on it?")
             } else {
                 format!(
-                    "By this point in the film ({}), which of these is on {who}'s mind?{all}",
-                    f.gloss(moment)
+                    "{when}, which of these does {who} actually know, rather than wrongly believe or not know at all?{all}"
+                )
+            }
+        }
+        Ask::FalseBelief { character, moment } => {
+            let who = f.first_name(character);
+            let when = f.when(moment);
+            if spec.format == Format::Open {
+                format!("{when}, what does {who} believe that is not true?")
+            } else {
+                format!("{when}, which of these does {who} believe although it is not true?{all}")
+            }
+        }
+        Ask::NoLonger { character, moment } => {
+            let who = f.first_name(character);
+            let when = f.when(moment);
+            if spec.format == Format::Open {
+                format!("{when}, what has {who} stopped believing, wanting or feeling since earlier in the film?")
+            } else {
+                format!(
+                    "{when}, which of these held for {who} earlier in the film but no longer does?{all}"
                 )
             }
         }

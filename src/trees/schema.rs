@@ -100,9 +100,31 @@ pub enum DistractorReason {
     LaterEvent,
     /// A plausible motive the film does not support.
     UnsupportedMotive,
+    /// Held, but true: the holder is right about it (a false-belief question).
+    TrueBelief,
+    /// The holder does not know it: the graph says they do not (a
+    /// knowledge-access question).
+    NotKnown,
+    /// The holder only believes it, and it is false: believed, not known.
+    Mistaken,
+    /// Still held at that point: it has not changed (a belief-change question).
+    StillHeld,
 }
 
 impl DistractorReason {
+    /// Every reason, in report order.
+    pub const ALL: [DistractorReason; 9] = [
+        DistractorReason::NotTheCause,
+        DistractorReason::EffectForCause,
+        DistractorReason::OtherCharacter,
+        DistractorReason::LaterEvent,
+        DistractorReason::UnsupportedMotive,
+        DistractorReason::TrueBelief,
+        DistractorReason::NotKnown,
+        DistractorReason::Mistaken,
+        DistractorReason::StillHeld,
+    ];
+
     /// The snake_case name used in files and tables.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -111,7 +133,93 @@ impl DistractorReason {
             DistractorReason::OtherCharacter => "other_character",
             DistractorReason::LaterEvent => "later_event",
             DistractorReason::UnsupportedMotive => "unsupported_motive",
+            DistractorReason::TrueBelief => "true_belief",
+            DistractorReason::NotKnown => "not_known",
+            DistractorReason::Mistaken => "mistaken",
+            DistractorReason::StillHeld => "still_held",
         }
+    }
+}
+
+/// What a question asks, in the terms of the field's ToM benchmarks
+/// (MovieGraph-ToM, ToMi, BigToM, OpenToM, FANToM; DESIGN.md §3): the kind a
+/// researcher filters and reports by. Speaker, participants and line order
+/// are trivia, asked only with `--include-trivia`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuestionKind {
+    /// What a character believes or suspects at a point.
+    Belief,
+    /// Which of a character's beliefs is false.
+    FalseBelief,
+    /// What a character knows at a point, against what they only believe or do not know.
+    KnowledgeAccess,
+    /// What a character thinks about another's mind.
+    HigherOrder,
+    /// What a character wants or intends, or why.
+    Intention,
+    /// What a character feels, or why.
+    Emotion,
+    /// What a character pretends, or whom they deceive.
+    Deception,
+    /// Which of a character's states has ended (a belief corrected, a plan given up or carried out).
+    BeliefChange,
+    /// The cause or effect of an event, or the origin of a chain.
+    Cause,
+    /// What a character's state of mind leads them to do.
+    Prediction,
+    /// Who holds a state (trivia: mostly who said the line).
+    Holder,
+    /// Who takes part in an exchange (trivia).
+    Participants,
+    /// Which of two moments comes first (trivia).
+    Order,
+}
+
+impl QuestionKind {
+    /// Every kind, in report order.
+    pub const ALL: [QuestionKind; 13] = [
+        QuestionKind::Belief,
+        QuestionKind::FalseBelief,
+        QuestionKind::KnowledgeAccess,
+        QuestionKind::HigherOrder,
+        QuestionKind::Intention,
+        QuestionKind::Emotion,
+        QuestionKind::Deception,
+        QuestionKind::BeliefChange,
+        QuestionKind::Cause,
+        QuestionKind::Prediction,
+        QuestionKind::Holder,
+        QuestionKind::Participants,
+        QuestionKind::Order,
+    ];
+
+    /// The snake_case name used in files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuestionKind::Belief => "belief",
+            QuestionKind::FalseBelief => "false_belief",
+            QuestionKind::KnowledgeAccess => "knowledge_access",
+            QuestionKind::HigherOrder => "higher_order",
+            QuestionKind::Intention => "intention",
+            QuestionKind::Emotion => "emotion",
+            QuestionKind::Deception => "deception",
+            QuestionKind::BeliefChange => "belief_change",
+            QuestionKind::Cause => "cause",
+            QuestionKind::Prediction => "prediction",
+            QuestionKind::Holder => "holder",
+            QuestionKind::Participants => "participants",
+            QuestionKind::Order => "order",
+        }
+    }
+
+    /// Whether the kind asks what was said, by whom or when, not about a
+    /// mind or a cause.
+    pub fn is_trivia(self) -> bool {
+        matches!(
+            self,
+            QuestionKind::Holder | QuestionKind::Participants | QuestionKind::Order
+        )
     }
 }
 
@@ -127,6 +235,10 @@ pub struct Category {
 /// Tags from taxonomies other than MovieGraph's.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tags {
+    /// What the question asks ([`QuestionKind`]); absent in trees written
+    /// before kinds existed or by another tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<QuestionKind>,
     /// Seven-level group audit level, 1..=7, for scenes with three or more characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_level: Option<u8>,

@@ -117,6 +117,10 @@ pub fn reason_text(reason: DistractorReason) -> &'static str {
         DistractorReason::OtherCharacter => "another character's mental state",
         DistractorReason::LaterEvent => "an event that happens later (anachronism)",
         DistractorReason::UnsupportedMotive => "a plausible motive the film does not support",
+        DistractorReason::TrueBelief => "held, but true: the holder is right about it",
+        DistractorReason::NotKnown => "something the holder does not know",
+        DistractorReason::Mistaken => "believed, but false: believed, not known",
+        DistractorReason::StillHeld => "still held at that point: it has not changed",
     }
 }
 

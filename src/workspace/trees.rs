@@ -246,6 +246,7 @@ fn provenance(
         seed: opts.seed,
         single_options: opts.single_options,
         multi_options: opts.multi_options,
+        include_trivia: opts.include_trivia,
     });
     p.collect_models();
     p

@@ -178,20 +178,23 @@ fn a_file_without_the_line_still_reads_validates_and_imports() {
     );
 }
 
-/// A film folder whose script is the bakery's and whose subtitles are the
-/// lighthouse's: its alignment verdict is `mismatch`.
+/// A film folder whose script is the lighthouse's and whose subtitles are
+/// the bakery's: its alignment verdict is `mismatch`. (The lighthouse, not
+/// the bakery, gives the script: since other characters' states in a scene
+/// the asked character shares are no distractors, the bakery's five-scene
+/// script gives no full tree.)
 fn mismatched_workspace() -> tempfile::TempDir {
     let ws = tempfile::tempdir().unwrap();
     let films = common::root().join("tests/fixtures/films");
     let film = ws.path().join("films/mixed");
     std::fs::create_dir_all(&film).unwrap();
     std::fs::copy(
-        films.join("bakery/script.fountain"),
+        films.join("lighthouse/script.fountain"),
         film.join("script.fountain"),
     )
     .unwrap();
     std::fs::copy(
-        films.join("lighthouse/subtitles.srt"),
+        films.join("bakery/subtitles.srt"),
         film.join("subtitles.srt"),
     )
     .unwrap();

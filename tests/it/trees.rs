@@ -97,8 +97,17 @@ fn the_sample_film_gives_valid_depth_three_trees_in_every_format() {
         .map(|n| n.category.level1.as_str())
         .collect();
     // Three when written (Communication, Emotion, Theory of Mind): with causes
-    // only where the script words them, no causal-category tree is left.
-    assert!(categories.len() >= 3, "{categories:?}");
+    // only where the script words them, no causal-category tree is left, and
+    // since trivia is left out by default (issue 39) Communication is gone too.
+    assert!(categories.len() >= 2, "{categories:?}");
+    // The questions ask about minds, of several kinds, and none is trivia.
+    let kinds: std::collections::BTreeSet<_> = trees
+        .iter()
+        .flat_map(|t| &t.nodes)
+        .map(|n| n.tags.kind.expect("every generated question has a kind"))
+        .collect();
+    assert!(kinds.len() >= 5, "{kinds:?}");
+    assert!(kinds.iter().all(|k| !k.is_trivia()), "{kinds:?}");
     // Nearly every option of a choice node above the last level leads somewhere,
     // distractors included (phase 2 asks them as counterfactuals); follow-ups about
     // scene 7, which the film cut, are not asked, and no question is asked twice
@@ -409,6 +418,7 @@ fn those_involved_in_a_line_are_never_asked_choose_every_one() {
             depth,
             "--out",
             out_dir.to_str().unwrap(),
+            "--include-trivia",
             "-q",
         ]);
         assert!(

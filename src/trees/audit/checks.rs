@@ -432,6 +432,11 @@ pub struct Asks {
     pub by_category: BTreeMap<String, usize>,
     /// Questions per question type.
     pub by_type: BTreeMap<String, usize>,
+    /// Questions per question kind (`tags.kind`: belief, false belief,
+    /// knowledge access …); questions without a kind are not counted.
+    pub by_kind: BTreeMap<String, usize>,
+    /// The largest one kind's share of the questions that have a kind.
+    pub largest_kind_share: f64,
     /// Questions in a category of [`TRIVIA`].
     pub trivia: usize,
     /// Questions about a mental state or a cause (every other category).
@@ -450,7 +455,15 @@ pub fn asks(trees: &[Tree]) -> Asks {
     for node in trees.iter().flat_map(|t| &t.nodes) {
         a.questions += 1;
         let category = format!("{} / {}", node.category.level1, node.category.level2);
-        if TRIVIA.contains(&category.as_str()) {
+        // The kind says it where there is one; else the category.
+        let trivia = match node.tags.kind {
+            Some(kind) => kind.is_trivia(),
+            None => TRIVIA.contains(&category.as_str()),
+        };
+        if let Some(kind) = node.tags.kind {
+            *a.by_kind.entry(kind.as_str().to_owned()).or_default() += 1;
+        }
+        if trivia {
             a.trivia += 1;
         } else {
             a.minds_or_causes += 1;
@@ -470,5 +483,8 @@ pub fn asks(trees: &[Tree]) -> Asks {
         .max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)));
     let largest = a.by_category.values().copied().max().unwrap_or(0);
     a.largest_share = largest as f64 / a.questions.max(1) as f64;
+    let kinded: usize = a.by_kind.values().sum();
+    let largest_kind = a.by_kind.values().copied().max().unwrap_or(0);
+    a.largest_kind_share = largest_kind as f64 / kinded.max(1) as f64;
     a
 }

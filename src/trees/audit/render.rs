@@ -129,6 +129,20 @@ pub(super) fn render(a: &Audit) -> String {
     }
     let types: Vec<String> = k.by_type.iter().map(|(t, n)| format!("{t} {n}")).collect();
     let _ = writeln!(s, "  by type: {}", types.join(", "));
+    if !k.by_kind.is_empty() {
+        let mut kinds: Vec<(&String, &usize)> = k.by_kind.iter().collect();
+        kinds.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+        let kinds: Vec<String> = kinds
+            .iter()
+            .map(|(t, n)| format!("{t} {n} ({:.0}%)", share(**n)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "  by kind: {}; the largest kind is {:.0}% of the questions",
+            kinds.join(", "),
+            100.0 * k.largest_kind_share
+        );
+    }
     if let Some((opening, n)) = &k.top_opening {
         let _ = writeln!(
             s,

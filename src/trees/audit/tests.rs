@@ -421,9 +421,19 @@ fn the_audit_counts_what_the_questions_ask() {
     assert_eq!(a.trivia + a.minds_or_causes, a.questions);
     assert_eq!(a.by_type.values().sum::<usize>(), a.questions);
     assert!(a.largest_share > 0.0 && a.largest_share <= 1.0);
-    // A tree whose every question asks the line order is all trivia.
+    assert_eq!(a.by_kind.values().sum::<usize>(), a.questions);
+    assert!(a.largest_kind_share > 0.0 && a.largest_kind_share <= 1.0);
+    // A tree whose every question asks the line order is all trivia, by its
+    // kind where the file tags one, by its category where it does not.
     let mut t = trees[0].clone();
     for n in &mut t.nodes {
+        n.tags.kind = Some(crate::trees::schema::QuestionKind::Order);
+    }
+    let one = checks::asks(std::slice::from_ref(&t));
+    assert_eq!((one.trivia, one.minds_or_causes), (t.nodes.len(), 0));
+    assert_eq!(one.largest_kind_share, 1.0);
+    for n in &mut t.nodes {
+        n.tags.kind = None;
         n.category.level1 = "Behavior Understanding".into();
         n.category.level2 = "Temporal Reasoning".into();
     }

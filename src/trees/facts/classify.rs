@@ -149,7 +149,7 @@ impl<'g> Facts<'g> {
                 match self.holder(option) {
                     Some(h) if h == character => {
                         if self.order(option) > self.order(moment) {
-                            Wrong(R::LaterEvent)
+                            self.later_own_state(option, moment)
                         } else if self.may_have_ended(option, moment)
                             || self.not_held_as_worded(option)
                         {
@@ -159,11 +159,160 @@ impl<'g> Facts<'g> {
                         }
                     }
                     Some(_) if self.same_content_held(option, character) => Unusable,
+                    // Another's state about this character ("Mara does not
+                    // intend to stand in Quinton's way"), said of them,
+                    // reads as nonsense or as what they do hold.
+                    Some(_) if self.mentions(option, character) => Unusable,
+                    // What another holds in a scene this character is in
+                    // (told, overheard, shared) may be theirs too.
+                    Some(_) if self.in_scene_of(character, option) => Unusable,
+                    // Not knowing or not wanting something is true of
+                    // anyone not told.
+                    Some(_) if self.node(option).negated => Unusable,
                     Some(_) => Wrong(R::OtherCharacter),
                     None => Unusable,
                 }
             }
+            // Only the character's own states: whether they also know what
+            // another knows the graph does not say.
+            Ask::KnowsAt { character, moment } => {
+                if !self.own_telling_state(option, character, moment) {
+                    return Unusable;
+                }
+                let node = self.node(option);
+                match node.attitude {
+                    Some(Attitude::Knowledge) if !node.negated => {
+                        if self.order(option) > self.order(moment) {
+                            self.later_own_state(option, moment)
+                        } else if self.over_by(option, moment) || self.ends_at(option, moment) {
+                            Unusable
+                        } else {
+                            Gold
+                        }
+                    }
+                    // Not knowing ends when they find out: a known end, or
+                    // anything they come to know since.
+                    Some(Attitude::Knowledge)
+                        if self.order(option) <= self.order(moment)
+                            && !self.over_by(option, moment)
+                            && !self.ends_at(option, moment) =>
+                    {
+                        Wrong(R::NotKnown)
+                    }
+                    // A false belief is never knowledge, whenever held.
+                    Some(Attitude::Belief | Attitude::Suspicion)
+                        if !node.negated && node.truth == Some(false) =>
+                    {
+                        Wrong(R::Mistaken)
+                    }
+                    _ => Unusable,
+                }
+            }
+            Ask::FalseBelief { character, moment } => {
+                if !self.own_telling_state(option, character, moment) {
+                    return Unusable;
+                }
+                let node = self.node(option);
+                let believed =
+                    matches!(node.attitude, Some(Attitude::Belief | Attitude::Suspicion))
+                        && !node.negated;
+                if believed && self.order(option) > self.order(moment) {
+                    return self.later_own_state(option, moment);
+                }
+                if self.order(option) > self.order(moment)
+                    || self.over_by(option, moment)
+                    || self.ends_at(option, moment)
+                {
+                    return Unusable;
+                }
+                match node.attitude {
+                    _ if believed && node.truth == Some(false) => Gold,
+                    _ if believed && node.truth == Some(true) => Wrong(R::TrueBelief),
+                    // What they know is true by definition.
+                    Some(Attitude::Knowledge) if !node.negated => Wrong(R::TrueBelief),
+                    _ => Unusable,
+                }
+            }
+            Ask::NoLonger { character, moment } => {
+                if !self.own_telling_state(option, character, moment) {
+                    return Unusable;
+                }
+                let node = self.node(option);
+                if self.order(option) > self.order(moment) {
+                    return self.later_own_state(option, moment);
+                }
+                if self.ended_by(option, moment) {
+                    return Gold;
+                }
+                // Still held: the graph records ends, and this one's end,
+                // if any, is after the moment; a state whose end the graph
+                // cannot know (ignorance, false belief) is never offered.
+                match (node.until_scene, self.node(moment).scene) {
+                    (Some(end), Some(now)) if end > now => Wrong(R::StillHeld),
+                    // No recorded end, in a graph that records ends: still
+                    // held only when it began in this scene or the last
+                    // (a feeling from the first act may have passed
+                    // unrecorded).
+                    (None, Some(now))
+                        if self.ends_recorded(character)
+                            && node.scene.is_some_and(|s| s + 1 >= now) =>
+                    {
+                        let ignorance = node.negated || node.truth == Some(false);
+                        if ignorance || self.learned_since(option, moment) {
+                            Unusable
+                        } else {
+                            Wrong(R::StillHeld)
+                        }
+                    }
+                    _ => Unusable,
+                }
+            }
         }
+    }
+
+    /// Whether `option` is a telling state of `character`'s other than
+    /// `moment` (what the character-at-a-moment asks draw on).
+    fn own_telling_state(&self, option: usize, character: usize, moment: usize) -> bool {
+        self.node(option).kind == NodeKind::MentalState
+            && option != moment
+            && self.says_something(option)
+            && self.holder(option) == Some(character)
+    }
+
+    /// Whether the graph ends a state in the moment's own scene: before or
+    /// after the moment the graph does not say, so it is neither held nor
+    /// over there.
+    fn ends_at(&self, state: usize, moment: usize) -> bool {
+        matches!(
+            (self.node(state).until_scene, self.node(moment).scene),
+            (Some(end), Some(now)) if now == end
+        )
+    }
+
+    /// Whether the graph says a state ended before the moment's scene.
+    pub fn ended_by(&self, state: usize, moment: usize) -> bool {
+        matches!(
+            (self.node(state).until_scene, self.node(moment).scene),
+            (Some(end), Some(now)) if now > end
+        )
+    }
+
+    /// Whether a state may be over by the moment: its recorded end where the
+    /// graph records its holder's ends, else [`Facts::may_have_ended`]'s
+    /// cautious guess.
+    fn over_by(&self, state: usize, moment: usize) -> bool {
+        match self.holder(state) {
+            Some(h) if self.ends_recorded(h) => self.ended_by(state, moment),
+            _ => self.may_have_ended(state, moment),
+        }
+    }
+
+    /// Whether the graph records when any of a character's states end: only
+    /// then is a state with no recorded end taken as still held.
+    fn ends_recorded(&self, character: usize) -> bool {
+        self.held_by(character)
+            .iter()
+            .any(|&s| self.node(s).until_scene.is_some())
     }
 
     /// Whether a state may have ended by `moment`: any state the graph says
@@ -223,6 +372,47 @@ impl<'g> Facts<'g> {
     /// Whether a state's words, read as an option, say something: two
     /// content words or more (“I know” alone names nothing a reader could
     /// pick for what it is).
+    /// A character's own state first voiced after the moment, offered as
+    /// held then: wrong only where the graph shows it began later (a cause
+    /// after the moment: what they learn or are told there). A state is
+    /// voiced where a line first says it, and is often held long before
+    /// (a wish already written in a note, a pride implied scenes earlier).
+    fn later_own_state(&self, state: usize, moment: usize) -> Verdict {
+        let begins_later = self
+            .causes(state)
+            .iter()
+            .any(|&c| self.order(c) > self.order(moment));
+        if begins_later {
+            Verdict::Wrong(DistractorReason::LaterEvent)
+        } else {
+            Verdict::Unusable
+        }
+    }
+
+    /// Whether `character` is in the scene where `state` is voiced (as an
+    /// agent, participant or holder of any of its moments).
+    fn in_scene_of(&self, character: usize, state: usize) -> bool {
+        let Some(scene) = self.node(state).scene else {
+            return false;
+        };
+        self.moments
+            .iter()
+            .filter(|&&m| self.node(m).scene == Some(scene))
+            .any(|&m| self.people(m).contains(&character))
+    }
+
+    /// Whether a state's content names `character` (by first name).
+    fn mentions(&self, state: usize, character: usize) -> bool {
+        let name = self.first_name(character);
+        let content = match &self.node(state).content {
+            Some(c) => c.clone(),
+            None => self.content(state),
+        };
+        content
+            .split(|ch: char| !ch.is_alphanumeric())
+            .any(|w| w == name)
+    }
+
     fn says_something(&self, state: usize) -> bool {
         self.telling[state]
     }

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::graph::analysis::Analysis;
-use crate::graph::NodeKind;
+use crate::graph::{Attitude, NodeKind};
 use crate::trees::facts::{Ask, Facts};
 use crate::trees::schema::AnchorKind;
 
@@ -167,10 +167,58 @@ pub fn visit_order(n: usize) -> Vec<usize> {
     order
 }
 
+/// The asks that put a state itself to the test, at a later moment of its
+/// holder: whether it has ended (once its recorded end has passed), whether
+/// it is a false belief (while still held), whether it is knowledge.
+fn state_asks(f: &Facts<'_>, m: usize) -> Vec<Ask> {
+    let node = f.node(m);
+    let Some(h) = f.holder(m) else {
+        return Vec::new();
+    };
+    let involves = |x: usize| f.holder(x) == Some(h) || f.people(x).contains(&h);
+    let after = |x: usize| f.order(x) > f.order(m) && x != m;
+    let mut asks = Vec::new();
+    if let Some(end) = node.until_scene {
+        if let Some(&moment) = f
+            .moments
+            .iter()
+            .find(|&&x| after(x) && involves(x) && f.node(x).scene.is_some_and(|s| s > end))
+        {
+            asks.push(Ask::NoLonger {
+                character: h,
+                moment,
+            });
+        }
+    }
+    let held_until = node.until_scene.unwrap_or(usize::MAX);
+    let later = f
+        .moments
+        .iter()
+        .copied()
+        .find(|&x| after(x) && involves(x) && f.node(x).scene.is_some_and(|s| s <= held_until));
+    if let Some(moment) = later {
+        let believed = matches!(node.attitude, Some(Attitude::Belief | Attitude::Suspicion));
+        if believed && node.truth == Some(false) && !node.negated {
+            asks.push(Ask::FalseBelief {
+                character: h,
+                moment,
+            });
+        }
+        if node.attitude == Some(Attitude::Knowledge) {
+            asks.push(Ask::KnowsAt {
+                character: h,
+                moment,
+            });
+        }
+    }
+    asks
+}
+
 /// The questions that may open a tree on this anchor, the most telling
 /// first: a chain asks where it began, else what caused its end; a state of
-/// mind asks what caused it, what it led to, who holds it, or what else is
-/// on its holder's mind by then.
+/// mind asks whether it has ended, is false or is knowledge, what caused
+/// it, what it led to, who holds it, or what else is on its holder's mind
+/// by then.
 pub(super) fn root_asks(facts: &Facts<'_>, kind: AnchorKind, elements: &[usize]) -> Vec<Ask> {
     match kind {
         AnchorKind::CausalChain => {
@@ -181,7 +229,7 @@ pub(super) fn root_asks(facts: &Facts<'_>, kind: AnchorKind, elements: &[usize])
         AnchorKind::Item => Vec::new(),
         AnchorKind::MentalState => {
             let m = elements[0];
-            let mut asks = Vec::new();
+            let mut asks = state_asks(facts, m);
             if !facts.causes(m).is_empty() {
                 asks.push(Ask::Cause { target: m });
             }
@@ -194,6 +242,10 @@ pub(super) fn root_asks(facts: &Facts<'_>, kind: AnchorKind, elements: &[usize])
             // and that has no known cause or effect still opens a tree.
             if let Some(holder) = facts.holder(m) {
                 asks.push(Ask::MindBefore {
+                    character: holder,
+                    moment: m,
+                });
+                asks.push(Ask::KnowsAt {
                     character: holder,
                     moment: m,
                 });
@@ -252,6 +304,10 @@ mod tests {
             vec![
                 Ask::Holder { state: m },
                 Ask::MindBefore {
+                    character: f.index_of("character:mara").unwrap(),
+                    moment: m
+                },
+                Ask::KnowsAt {
                     character: f.index_of("character:mara").unwrap(),
                     moment: m
                 }

@@ -6,7 +6,7 @@
 //! a film, and no follow-up asks its parent's link again.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
@@ -17,7 +17,8 @@ use crate::trees::audit::{node_giveaways, reasks, Wording};
 use crate::trees::facts::{Ask, Facts};
 use crate::trees::rules::RulesWriter;
 use crate::trees::schema::{
-    Anchor, AnchorKind, AnswerOption, Context, Format, Node, OpenBranches, Tree, Trigger,
+    Anchor, AnchorKind, AnswerOption, Context, Format, Node, OpenBranches, QuestionKind, Tree,
+    Trigger,
 };
 use crate::trees::source::Source;
 use crate::trees::validate::label_for;
@@ -27,7 +28,7 @@ use super::balance::Balancer;
 use super::context::{evidence_of, places, witness};
 use super::options::Draft;
 use super::{
-    describe, focus_of, follow_up_asks, seed_of, verify, GenerateOptions, Generated,
+    describe, focus_of, follow_up_asks, rough_kind, seed_of, verify, GenerateOptions, Generated,
     QuestionWriter, Rejection, Spec, Written, WrittenOption,
 };
 
@@ -39,6 +40,8 @@ pub(super) struct Builder<'a, 'g> {
     pub(super) opts: &'a GenerateOptions,
     /// Nodes written per format (open, single, multi), for the mix.
     pub(super) counts: [usize; 3],
+    /// Nodes written per question kind, so that no kind crowds out the others.
+    pub(super) kinds: BTreeMap<QuestionKind, usize>,
     /// What the shortcut readers would earn so far, letters and counts.
     pub(super) balance: Balancer,
     /// Every question asked so far in the film (none is asked twice).
@@ -126,9 +129,15 @@ impl Builder<'_, '_> {
     /// is not asked again); `false`, with nothing kept, when none does.
     pub(super) fn grow(&mut self, film: &str, kind: AnchorKind, elements: &[usize]) -> bool {
         let id = format!("{film}/t{:02}", self.out.trees.len() + 1);
-        for root in root_asks(self.facts, kind, elements) {
+        let mut roots: Vec<Ask> = root_asks(self.facts, kind, elements)
+            .into_iter()
+            .filter(|ask| self.opts.include_trivia || !rough_kind(self.facts, ask).is_trivia())
+            .collect();
+        roots.sort_by_key(|ask| self.crowded(ask));
+        for root in roots {
             let saved = (
                 self.counts,
+                self.kinds.clone(),
                 self.balance.clone(),
                 self.asked.clone(),
                 self.wordings.len(),
@@ -151,7 +160,7 @@ impl Builder<'_, '_> {
                 return true;
             }
             let kept;
-            (self.counts, self.balance, self.asked, kept) = saved;
+            (self.counts, self.kinds, self.balance, self.asked, kept) = saved;
             self.wordings.truncate(kept);
         }
         false
@@ -371,6 +380,9 @@ impl Builder<'_, '_> {
             }
         };
         let (category, question_type, tags) = describe(self.facts, &spec);
+        if let Some(k) = tags.kind {
+            *self.kinds.entry(k).or_default() += 1;
+        }
         let seed = seed_of(self.opts.seed, tree, &id);
         let mut written_opts = written.options.clone();
         // `placed[k]`: which written option sits at letter `k`.
@@ -528,17 +540,23 @@ impl Builder<'_, '_> {
         let mut asks: Vec<(f64, usize, Ask)> = follow_up_asks(self.facts, &spec.ask, cand)
             .into_iter()
             .filter(|ask| !path.contains(ask) && *ask != spec.ask)
-            .take(FOLLOW_UPS_WEIGHED)
+            .filter(|ask| self.opts.include_trivia || !rough_kind(self.facts, ask).is_trivia())
             .enumerate()
             .filter_map(|(rank, ask)| {
                 let cost = self.preview(&ask, &from())?;
                 Some((cost, rank, ask))
             })
+            .take(FOLLOW_UPS_WEIGHED)
             .collect();
         // Costs equal but for rounding (sums taken in another option order)
         // are ties, which the rank settles.
         let level = |cost: f64| (cost * 1e9).round();
-        asks.sort_by(|a, b| level(a.0).total_cmp(&level(b.0)).then(a.1.cmp(&b.1)));
+        // A kind that already has more than its share comes last.
+        asks.sort_by(|a, b| {
+            (self.crowded(&a.2).cmp(&self.crowded(&b.2)))
+                .then(level(a.0).total_cmp(&level(b.0)))
+                .then(a.1.cmp(&b.1))
+        });
         for (_, _, ask) in asks {
             if let Some(id) = self.node(tree, ask, Some(from()), path, nodes) {
                 return Some(id);
@@ -548,7 +566,22 @@ impl Builder<'_, '_> {
     }
 }
 
-/// Follow-ups weighed per option (the most telling first).
+/// The most one question kind should take of a film's questions: beyond
+/// it, its asks are tried after every other.
+const KIND_SHARE: f64 = 0.15;
+
+impl Builder<'_, '_> {
+    /// Whether the kind an ask would have already holds more than its share
+    /// of the questions written so far (once there are a few).
+    fn crowded(&self, ask: &Ask) -> bool {
+        let total: usize = self.kinds.values().sum();
+        let k = rough_kind(self.facts, ask);
+        let have = self.kinds.get(&k).copied().unwrap_or(0);
+        total >= 10 && (have + 1) as f64 > KIND_SHARE * (total + 1) as f64
+    }
+}
+
+/// Follow-ups weighed per option (the most telling of those that can be asked).
 const FOLLOW_UPS_WEIGHED: usize = 5;
 
 /// Distractor picks per pick of golds a follow-up is weighed on (the most

@@ -22,6 +22,22 @@ pub(super) fn witness(f: &Facts<'_>, character: usize, focus: &[usize]) -> Optio
         .min_by_key(|&m| (f.order(m).abs_diff(f.order(at)), m))
 }
 
+/// Where a state ends: the first moment of the scene the graph ends it in
+/// (`until_scene`) that involves its holder, else the scene's first moment.
+pub(super) fn end_witness(f: &Facts<'_>, state: usize) -> Option<usize> {
+    let end = f.node(state).until_scene?;
+    let holder = f.holder(state);
+    let in_scene = || {
+        f.moments
+            .iter()
+            .copied()
+            .filter(move |&m| m != state && f.node(m).scene == Some(end))
+    };
+    in_scene()
+        .find(|&m| holder.is_some_and(|h| f.holder(m) == Some(h) || f.people(m).contains(&h)))
+        .or_else(|| in_scene().next())
+}
+
 /// The moments whose evidence a question's context must hold, and the graph
 /// ids it derives from (nodes, then the edges that connect them).
 pub(super) fn evidence_of(
@@ -35,6 +51,15 @@ pub(super) fn evidence_of(
     for &g in &golds {
         if f.node(g).kind != NodeKind::Character {
             shown.push(g);
+        }
+    }
+    // What changed a state, or showed a belief false, is what such a
+    // question asks the reader to have seen.
+    if matches!(spec.ask, Ask::NoLonger { .. } | Ask::FalseBelief { .. }) {
+        for &g in &golds {
+            if let Some(w) = end_witness(f, g).filter(|w| !shown.contains(w)) {
+                shown.push(w);
+            }
         }
     }
     shown.extend(premise.filter(|&p| f.node(p).kind != NodeKind::Character));
@@ -53,7 +78,11 @@ pub(super) fn evidence_of(
             EdgeKind::Causes | EdgeKind::Enables | EdgeKind::Motivates | EdgeKind::Triggers
         ),
         Ask::Participants { .. } => k == EdgeKind::ParticipatesIn,
-        Ask::Holder { .. } | Ask::MindBefore { .. } => k == EdgeKind::Holds,
+        Ask::Holder { .. }
+        | Ask::MindBefore { .. }
+        | Ask::KnowsAt { .. }
+        | Ask::FalseBelief { .. }
+        | Ask::NoLonger { .. } => k == EdgeKind::Holds,
         Ask::Order { .. } => false,
     };
     let mut edges: Vec<String> = nodes

@@ -37,7 +37,7 @@ use assembly::{Builder, Take};
 use anchoring::visit_order;
 pub use anchoring::{anchor_queues, AnchorItem, SceneAnchors};
 pub use order::{seed_of, shuffle};
-pub use questions::{describe, focus_of, follow_up_asks};
+pub use questions::{describe, focus_of, follow_up_asks, kind_of, rough_kind};
 pub use verification::verify;
 
 /// One answer the tool offers: a graph node (or a character, or a made-up
@@ -192,6 +192,9 @@ pub struct GenerateOptions {
     pub single_options: usize,
     /// Options of a multiple-choice question.
     pub multi_options: usize,
+    /// Ask trivia too: who holds a state (mostly who said the line), who
+    /// takes part in an exchange, which of two moments comes first.
+    pub include_trivia: bool,
 }
 
 impl Default for GenerateOptions {
@@ -203,6 +206,7 @@ impl Default for GenerateOptions {
             seed: 0,
             single_options: 3,
             multi_options: 4,
+            include_trivia: false,
         }
     }
 }
@@ -254,6 +258,7 @@ pub fn generate_with(
         fallback,
         opts,
         counts: [0; 3],
+        kinds: Default::default(),
         balance: Default::default(),
         asked: Default::default(),
         wordings: Vec::new(),

@@ -299,18 +299,31 @@ impl Builder<'_, '_> {
 
 /// The text of a node as an option: a character's name, a moment's gloss.
 fn text_of(f: &Facts<'_>, ask: &Ask, i: usize) -> String {
-    if let Ask::MindBefore { character, .. } = ask {
+    // Asked what a character knows, or which belief is false, every option
+    // says "knows" (or "believes") with its content: what the character
+    // only believes, or does not know, offered as known is the distractor.
+    let claimed = match ask {
+        Ask::KnowsAt { character, .. } => Some((*character, "knows")),
+        Ask::FalseBelief { character, .. } => Some((*character, "believes")),
+        _ => None,
+    };
+    if let Some((character, verb)) = claimed {
+        if f.node(i).kind == NodeKind::MentalState {
+            return f.claim(i, f.first_name(character), verb);
+        }
+    }
+    if let Some(character) = ask.character() {
         if f.node(i).kind == NodeKind::MentalState {
             // A sentence with its subject: the asked character, whoever
             // really holds the state ("Quinton suspects …" for Teo's
             // suspicion is the distractor).
-            let name = f.first_name(*character);
+            let name = f.first_name(character);
             return match f.without_holder(i) {
                 Some(rest) => {
                     let holder = f.holder(i).map(|h| f.first_name(h));
                     format!("{name} {}", swap_name(&rest, name, holder))
                 }
-                None => f.content(i),
+                None => f.statement_as(i, name),
             };
         }
     }
@@ -326,20 +339,20 @@ fn text_of(f: &Facts<'_>, ask: &Ask, i: usize) -> String {
 /// him now."): a reader of pronouns would strike it without reading the
 /// film. Kept only where the narration's pronouns are known to fit.
 fn pronoun_gives_away(f: &Facts<'_>, ask: &Ask, c: &Candidate) -> bool {
-    let Ask::MindBefore { character, .. } = ask else {
+    let Some(character) = ask.character() else {
         return false;
     };
     let Some(i) = c.node else {
         return false;
     };
-    if f.holder(i).is_none_or(|h| h == *character) {
+    if f.holder(i).is_none_or(|h| h == character) {
         return false;
     }
     let Some((_, told)) = c.text.split_once(": ") else {
         return false;
     };
     !matches!(
-        (pronouns_in(told), f.pronoun(*character)),
+        (pronouns_in(told), f.pronoun(character)),
         ((0, 0), _) | ((_, 0), Some(Pronoun::He)) | ((0, _), Some(Pronoun::She))
     )
 }

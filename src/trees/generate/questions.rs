@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::graph::{Attitude, NodeKind};
 use crate::trees::facts::{Ask, Facts, Verdict};
-use crate::trees::schema::{Category, DistractorReason, QuestionType, Tags};
+use crate::trees::schema::{Category, DistractorReason, QuestionKind, QuestionType, Tags};
 
 use super::{Candidate, Spec};
 
@@ -18,7 +18,10 @@ pub fn focus_of(ask: &Ask) -> Vec<usize> {
         Ask::Participants { event } => vec![event],
         Ask::Holder { state } => vec![state],
         Ask::Order { a, b } => vec![a, b],
-        Ask::MindBefore { moment, .. } => vec![moment],
+        Ask::MindBefore { moment, .. }
+        | Ask::KnowsAt { moment, .. }
+        | Ask::FalseBelief { moment, .. }
+        | Ask::NoLonger { moment, .. } => vec![moment],
     }
 }
 
@@ -29,14 +32,20 @@ pub fn follow_up_asks(f: &Facts<'_>, ask: &Ask, cand: &Candidate) -> Vec<Ask> {
     let mut out = Vec::new();
     let moment = focus_of(ask)[0];
     match (cand.node, cand.character) {
-        (None, Some(c)) => out.push(Ask::MindBefore {
-            character: c,
-            moment,
-        }),
-        (Some(x), _) if f.node(x).kind == NodeKind::Character => out.push(Ask::MindBefore {
-            character: x,
-            moment,
-        }),
+        (None, Some(c)) => out.extend(mind_asks(c, moment)),
+        (Some(x), _) if f.node(x).kind == NodeKind::Character => out.extend(mind_asks(x, moment)),
+        // An option about the asked character's mind: what they know,
+        // believe wrongly, no longer hold or have on their mind when what
+        // the option says holds (why the reader chose it), then at the
+        // asked moment, then what the option's state came from and led to.
+        // The tree stays on the asked character, never the option's holder.
+        (Some(x), _) if ask.character().is_some() && f.node(x).kind == NodeKind::MentalState => {
+            let c = ask.character().expect("checked");
+            out.extend(mind_asks(c, x));
+            out.extend(mind_asks(c, moment).into_iter().filter(|a| a != ask));
+            out.push(Ask::Cause { target: x });
+            out.push(Ask::Effect { source: x });
+        }
         (Some(x), _) => {
             if matches!(
                 cand.verdict,
@@ -72,6 +81,73 @@ pub fn follow_up_asks(f: &Facts<'_>, ask: &Ask, cand: &Candidate) -> Vec<Ask> {
         (None, None) => {}
     }
     out
+}
+
+/// The asks about one character's mind at a moment, the most telling
+/// first: what they know, which belief is false, what has changed, what is
+/// on their mind.
+fn mind_asks(character: usize, moment: usize) -> [Ask; 4] {
+    [
+        Ask::KnowsAt { character, moment },
+        Ask::FalseBelief { character, moment },
+        Ask::NoLonger { character, moment },
+        Ask::MindBefore { character, moment },
+    ]
+}
+
+/// What a question asks ([`QuestionKind`]), from its ask and the state it
+/// rests on.
+pub fn kind_of(f: &Facts<'_>, ask: &Ask, state: Option<usize>) -> QuestionKind {
+    use QuestionKind as K;
+    let by_attitude = |s: usize| {
+        let node = f.node(s);
+        // A state about another's state of mind is higher-order.
+        let about_mind = node
+            .target
+            .as_deref()
+            .and_then(|t| f.index_of(t))
+            .is_some_and(|t| f.node(t).kind == NodeKind::MentalState && f.holder(t) != f.holder(s));
+        match node.attitude {
+            _ if about_mind => K::HigherOrder,
+            Some(Attitude::Belief | Attitude::Suspicion) if node.truth == Some(false) => {
+                K::FalseBelief
+            }
+            Some(Attitude::Belief | Attitude::Suspicion | Attitude::Knowledge) | None => K::Belief,
+            Some(Attitude::Desire | Attitude::Intention | Attitude::SocialGoal) => K::Intention,
+            Some(Attitude::Emotion) => K::Emotion,
+            Some(Attitude::Pretense) => K::Deception,
+        }
+    };
+    match *ask {
+        Ask::KnowsAt { .. } => K::KnowledgeAccess,
+        Ask::FalseBelief { .. } => K::FalseBelief,
+        Ask::NoLonger { .. } => K::BeliefChange,
+        // Who deceives whom is a question about deception, not about who
+        // spoke a line: the reader must see through the pretence.
+        Ask::Holder { state } if f.node(state).attitude == Some(Attitude::Pretense) => K::Deception,
+        Ask::Holder { .. } => K::Holder,
+        Ask::Participants { .. } => K::Participants,
+        Ask::Order { .. } => K::Order,
+        Ask::Origin { .. } => K::Cause,
+        Ask::Effect { source } if f.node(source).kind == NodeKind::MentalState => K::Prediction,
+        Ask::Cause { .. } | Ask::Effect { .. } => state.map_or(K::Cause, by_attitude),
+        Ask::MindBefore { .. } => state.map_or(K::Belief, by_attitude),
+    }
+}
+
+/// The kind an ask will have before its gold is chosen: exact but for a
+/// question of what is on a character's mind, taken as a belief.
+pub fn rough_kind(f: &Facts<'_>, ask: &Ask) -> QuestionKind {
+    let state = match *ask {
+        Ask::Holder { state } => Some(state),
+        Ask::Cause { target } | Ask::Effect { source: target }
+            if f.node(target).kind == NodeKind::MentalState =>
+        {
+            Some(target)
+        }
+        _ => None,
+    };
+    kind_of(f, ask, state)
 }
 
 /// Category, type and taxonomy tags of a question.
@@ -128,6 +204,14 @@ pub fn describe(f: &Facts<'_>, spec: &Spec) -> (Category, QuestionType, Tags) {
             by_attitude(state.and_then(|s| f.node(s).attitude)),
             QuestionType::BasicTom,
         ),
+        Ask::KnowsAt { .. } | Ask::FalseBelief { .. } => (
+            cat("Theory of Mind", "Belief Tracking"),
+            QuestionType::BasicTom,
+        ),
+        Ask::NoLonger { .. } => (
+            cat("Theory of Mind", "Belief Tracking"),
+            QuestionType::ComplexReasoning,
+        ),
         Ask::Cause { .. } | Ask::Effect { .. } => match state {
             Some(s) => (
                 by_attitude(f.node(s).attitude),
@@ -143,7 +227,10 @@ pub fn describe(f: &Facts<'_>, spec: &Spec) -> (Category, QuestionType, Tags) {
             ),
         },
     };
-    let mut tags = Tags::default();
+    let mut tags = Tags {
+        kind: Some(kind_of(f, &spec.ask, state)),
+        ..Tags::default()
+    };
     if let Some(s) = state {
         let node = f.node(s);
         let about = node.target.as_deref().and_then(|t| f.index_of(t));
