@@ -1,5 +1,6 @@
 //! Small text helpers shared by the stages (the screenplay and media
-//! readers, the graph's scorer, the trees' readers). This module sits
+//! readers, the graph's scorer, the trees' readers) and the pages they
+//! write (HTML escaping for the report and the web walker). This module sits
 //! upstream of them all: it depends on nothing else in the crate.
 
 use std::collections::BTreeSet;
@@ -52,6 +53,23 @@ pub(crate) fn entity_at(s: &str, named: &[(&str, char)]) -> Option<(char, usize)
     Some((c, semi + 1))
 }
 
+/// Escapes text for HTML element content and attribute values (the
+/// report's pages and the web walker's).
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +88,14 @@ mod tests {
         assert_eq!(entity_at("& more; text", &named), None);
         assert_eq!(entity_at("&amp", &named), None);
         assert_eq!(entity_at("&ééééééé;", &named), None);
+    }
+
+    #[test]
+    fn html_special_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(
+            escape_html(r#"<a href="x">Tom & Jo's</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jo&#39;s&lt;/a&gt;"
+        );
+        assert_eq!(escape_html("Mara — “key”"), "Mara — “key”");
     }
 }

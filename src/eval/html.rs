@@ -8,6 +8,7 @@
 
 use super::metrics::SMALL_GROUP;
 use super::tables::{header_html, paper_tables, tables_html, Header};
+use crate::text::escape_html;
 use std::fmt::Write as _;
 
 use super::metrics::{Estimate, RunMetrics};
@@ -39,22 +40,6 @@ p.baseline{background:#fff4d6;border-left:4px solid #d9a400;padding:.5em .8em}\
 svg{max-width:100%;height:auto}\
 p.legend span{margin-right:1em;white-space:nowrap;font-size:.85em}\
 @media(max-width:700px){body{margin:.6em}table{display:block;overflow-x:auto}}";
-
-/// Escapes text for HTML element content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
 
 /// Keys of `section` over all runs, numbers numerically, in first-seen order otherwise.
 fn keys(runs: &[RunMetrics], section: &str) -> Vec<String> {
@@ -101,10 +86,10 @@ fn title_films(runs: &[RunMetrics]) -> String {
     films.dedup();
     match films.len() {
         0 => String::new(),
-        1..=3 => format!(" — {}", escape(&films.join(", "))),
+        1..=3 => format!(" — {}", escape_html(&films.join(", "))),
         n => format!(
             " — {} and {} more films",
-            escape(&films[..3].join(", ")),
+            escape_html(&films[..3].join(", ")),
             n - 3
         ),
     }
@@ -130,11 +115,11 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}/{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            escape(&m.run),
-            escape(&m.subject),
-            escape(&m.judge),
-            escape(&m.keyframes_label()),
-            escape(&m.films.join(", ")),
+            escape_html(&m.run),
+            escape_html(&m.subject),
+            escape_html(&m.judge),
+            escape_html(&m.keyframes_label()),
+            escape_html(&m.films.join(", ")),
             m.trees_answered,
             m.trees,
             m.answers,
@@ -281,7 +266,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
         "<h2>All figures</h2>\n<table>\n<tr><th>section</th><th>group</th><th>metric</th>",
     );
     for m in runs {
-        let _ = write!(out, "<th>{}</th>", escape(&m.run));
+        let _ = write!(out, "<th>{}</th>", escape_html(&m.run));
     }
     out.push_str("</tr>\n");
     let rows = flat_rows(runs);
@@ -296,9 +281,9 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
         let _ = write!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td>",
-            escape(section_name),
-            escape(key),
-            escape(metric)
+            escape_html(section_name),
+            escape_html(key),
+            escape_html(metric)
         );
         for m in runs {
             let cell = rows
@@ -324,7 +309,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
         "</table>\n<h2>Dependency and distractor counts</h2>\n<table>\n<tr><th>count</th>",
     );
     for m in runs {
-        let _ = write!(out, "<th>{}</th>", escape(&m.run));
+        let _ = write!(out, "<th>{}</th>", escape_html(&m.run));
     }
     out.push_str("</tr>\n");
     let mut count_rows: Vec<(String, Vec<usize>)> = vec![
@@ -352,7 +337,7 @@ pub fn html(runs: &[RunMetrics]) -> Result<String, HtmlError> {
         ));
     }
     for (name, counts) in count_rows {
-        let _ = write!(out, "<tr><td>{}</td>", escape(&name));
+        let _ = write!(out, "<tr><td>{}</td>", escape_html(&name));
         for c in counts {
             let _ = write!(out, "<td class=\"num\">{c}</td>");
         }
@@ -373,7 +358,7 @@ pub fn with_graph_score(page: &str, s: &crate::graph::score::GraphScore) -> Stri
          share of what the graph asserts that the gold supports; recall the share of the gold the \
          graph finds.</p>\n<table>\n<tr><th></th><th>graph matched</th><th>precision</th>\
          <th>gold matched</th><th>recall</th><th>F1</th></tr>\n",
-        escape(&s.similarity),
+        escape_html(&s.similarity),
         s.threshold
     );
     let mut row = |name: &str, p: &crate::graph::score::Prf| {
@@ -383,7 +368,7 @@ pub fn with_graph_score(page: &str, s: &crate::graph::score::GraphScore) -> Stri
                 sec,
                 "<tr><td>{}</td><td></td><td></td><td class=\"num\">{}/{}</td>\
                  <td class=\"num\">{:.3}</td><td></td></tr>",
-                escape(name),
+                escape_html(name),
                 p.matched_gold,
                 p.gold,
                 p.recall()
@@ -394,7 +379,7 @@ pub fn with_graph_score(page: &str, s: &crate::graph::score::GraphScore) -> Stri
             sec,
             "<tr><td>{}</td><td class=\"num\">{}/{}</td><td class=\"num\">{:.3}</td>\
              <td class=\"num\">{}/{}</td><td class=\"num\">{:.3}</td><td class=\"num\">{:.3}</td></tr>",
-            escape(name),
+            escape_html(name),
             p.matched_graph,
             p.graph,
             p.precision(),
@@ -418,7 +403,7 @@ pub fn with_graph_score(page: &str, s: &crate::graph::score::GraphScore) -> Stri
         "<p>Gold chains recovered: {} of {}. Graph items matching no gold item: {}.</p>",
         s.chains_recovered,
         s.chains,
-        escape(&s.error_summary())
+        escape_html(&s.error_summary())
     );
     match page.rfind("</body>") {
         Some(at) => format!("{}{sec}{}", &page[..at], &page[at..]),
@@ -445,7 +430,7 @@ pub fn with_trajectories(page: &str, t: &crate::graph::trajectory::Trajectories)
     let _ = write!(
         sec,
         "{} (a number: how many).</p>\n<div class=\"scroll\"><table class=\"paper\">\n<tr><th>character</th><th>states</th>",
-        escape(&key.join(", "))
+        escape_html(&key.join(", "))
     );
     for s in 1..=t.scene_count {
         let _ = write!(sec, "<th>{s}</th>");
@@ -455,7 +440,7 @@ pub fn with_trajectories(page: &str, t: &crate::graph::trajectory::Trajectories)
         let _ = write!(
             sec,
             "<tr><th>{}</th><td class=\"num\">{}</td>",
-            escape(&c.name),
+            escape_html(&c.name),
             c.states
         );
         for counts in &c.scenes {
@@ -465,7 +450,7 @@ pub fn with_trajectories(page: &str, t: &crate::graph::trajectory::Trajectories)
             let _ = write!(
                 sec,
                 "<td style=\"background:{shade};text-align:center\">{}</td>",
-                escape(&cell_text(counts))
+                escape_html(&cell_text(counts))
             );
         }
         sec.push_str("</tr>\n");
@@ -503,9 +488,9 @@ fn provenance(out: &mut String, runs: &[RunMetrics]) {
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(file),
-            escape(summary),
-            escape(&audit)
+            escape_html(file),
+            escape_html(summary),
+            escape_html(&audit)
         );
     }
     out.push_str("</table>\n");
@@ -515,7 +500,7 @@ fn section(out: &mut String, title: &str, svg: &str) {
     let _ = write!(
         out,
         "<h2>{}</h2>\n<figure>\n{svg}\n</figure>\n",
-        escape(title)
+        escape_html(title)
     );
 }
 

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::html::escape;
 use super::metrics::{Estimate, RunMetrics};
+use crate::text::escape_html;
 
 pub use super::metrics::SMALL_GROUP;
 
@@ -261,7 +261,7 @@ pub fn header_html(h: &Header) -> String {
         if items.is_empty() {
             "—".to_owned()
         } else {
-            escape(&items.join(", "))
+            escape_html(&items.join(", "))
         }
     };
     let mut out = String::from("<table class=\"header\">\n");
@@ -296,14 +296,14 @@ pub fn tables_html(tables: &[Table]) -> String {
         let _ = writeln!(
             out,
             "<h3>{}</h3>\n<div class=\"scroll\"><table class=\"paper\">\n<tr><th>subject</th>",
-            escape(t.title)
+            escape_html(t.title)
         );
         for c in &t.columns {
             let _ = write!(
                 out,
                 "<th>{}<br><span class=\"metric\">{}</span></th>",
-                escape(&c.group),
-                escape(c.metric)
+                escape_html(&c.group),
+                escape_html(c.metric)
             );
         }
         out.push_str("</tr>\n");
@@ -311,8 +311,8 @@ pub fn tables_html(tables: &[Table]) -> String {
             let _ = write!(
                 out,
                 "<tr><th title=\"{}\">{}</th>",
-                escape(&r.run),
-                escape(&r.subject)
+                escape_html(&r.run),
+                escape_html(&r.subject)
             );
             for cell in &r.cells {
                 match cell {

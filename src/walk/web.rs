@@ -13,6 +13,7 @@
 //! for [`WebOptions::session_idle`] is closed too; and a closed or restarted
 //! session resumes from the store on its annotator's next page.
 
+use crate::text::escape_html;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -208,21 +209,6 @@ pre{white-space:pre-wrap;background:#fff;border:1px solid #ccc;padding:.6em}\
 nav a{margin-right:1em}img{max-width:220px;margin:.2em;border:1px solid #ccc}\
 textarea{width:100%;height:5em}button{font-size:1em;padding:.3em 1.2em}";
 
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// A path segment or keyframe path in a URL: unreserved bytes kept, the rest escaped.
 fn url_part(text: &str, keep_slash: bool) -> String {
     let mut out = String::new();
@@ -244,7 +230,7 @@ fn page(title: &str, body: &str) -> Html<String> {
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>{}</title><style>{STYLE}</style></head><body>\
          <nav><a href=\"/\">trees</a></nav>{body}</body></html>",
-        esc(title)
+        escape_html(title)
     ))
 }
 
@@ -257,12 +243,12 @@ fn keyframe_imgs(paths: &[String], keyframes: &Keyframes) -> String {
                     out,
                     "<img src=\"/keyframes/{}\" alt=\"{}\">",
                     url_part(rest, true),
-                    esc(path)
+                    escape_html(path)
                 );
                 continue;
             }
         }
-        let _ = write!(out, "<div class=meta>{}</div>", esc(path));
+        let _ = write!(out, "<div class=meta>{}</div>", escape_html(path));
     }
     out
 }
@@ -285,7 +271,7 @@ fn test_index(state: &WebState, body: &mut String) {
          name resumes where you stopped.</p><form method=post action=\"/test\">\
          <label>Annotator <input name=annotator value=\"{}\" required></label> \
          <button type=submit>Start or resume</button></form>",
-        esc(state.options.annotator.as_deref().unwrap_or(""))
+        escape_html(state.options.annotator.as_deref().unwrap_or(""))
     );
     let _ = write!(
         body,
@@ -304,10 +290,10 @@ fn explore_index(state: &WebState, body: &mut String) {
             body,
             "<li><a href=\"/explore/{i}/{}\">{}</a> <span class=meta>{} questions, depth {}</span><br>{}</li>",
             url_part(root, false),
-            esc(&tree.id),
+            escape_html(&tree.id),
             tree.nodes.len(),
             tree.max_depth(),
-            esc(first)
+            escape_html(first)
         );
     }
     body.push_str("</ul>");
@@ -326,7 +312,10 @@ async fn start_test(State(state): State<Arc<WebState>>, Form(form): Form<StartFo
     if let Err(e) = check_annotator(name) {
         return (
             StatusCode::BAD_REQUEST,
-            page("bad name", &format!("<p>{}</p>", esc(&e.to_string()))),
+            page(
+                "bad name",
+                &format!("<p>{}</p>", escape_html(&e.to_string())),
+            ),
         )
             .into_response();
     }
@@ -360,7 +349,10 @@ async fn test_page(
     if let Err(e) = check_annotator(&annotator) {
         return (
             StatusCode::BAD_REQUEST,
-            page("bad name", &format!("<p>{}</p>", esc(&e.to_string()))),
+            page(
+                "bad name",
+                &format!("<p>{}</p>", escape_html(&e.to_string())),
+            ),
         )
             .into_response();
     }
@@ -408,7 +400,7 @@ async fn test_page(
             Err(e) => {
                 return (
                     StatusCode::BAD_REQUEST,
-                    page("error", &format!("<p>{}</p>", esc(&e.to_string()))),
+                    page("error", &format!("<p>{}</p>", escape_html(&e.to_string()))),
                 )
                     .into_response()
             }
@@ -421,8 +413,8 @@ async fn test_page(
     settle(session).await;
     let mut body = format!(
         "<h1>Test mode · {}</h1><p class=meta>run <code>{}</code> · {} answers stored in this session</p>",
-        esc(&annotator),
-        esc(&session.session.run_id),
+        escape_html(&annotator),
+        escape_html(&session.session.run_id),
         session.recorded
     );
     match (&session.pending, &session.finished) {
@@ -433,22 +425,22 @@ async fn test_page(
                 "<p class=meta>tree {} of {} (<code>{}</code>, {} questions) · question <code>{}</code> · {}</p>",
                 p.tree_index + 1,
                 state.trees.len(),
-                esc(&p.tree_id),
+                escape_html(&p.tree_id),
                 tree_nodes,
-                esc(&p.node_id),
+                escape_html(&p.node_id),
                 match p.phase {
                     Phase::Path => "phase 1: your own path",
                     Phase::Counterfactual => "phase 2: thought experiment",
                 }
             );
-            let _ = write!(body, "<pre class=prompt>{}</pre>", esc(&p.text));
+            let _ = write!(body, "<pre class=prompt>{}</pre>", escape_html(&p.text));
             body.push_str(&keyframe_imgs(&p.images, &state.keyframes));
             let _ = write!(
                 body,
                 "<form method=post action=\"/test/{}/answer\"><input type=hidden name=tree value=\"{}\"><input type=hidden name=node value=\"{}\">",
                 url_part(&annotator, false),
-                esc(&p.tree_id),
-                esc(&p.node_id)
+                escape_html(&p.tree_id),
+                escape_html(&p.node_id)
             );
             match p.view.format {
                 Format::Open => body
@@ -458,19 +450,19 @@ async fn test_page(
                         let input = if format == Format::Single {
                             format!(
                                 "<input type=radio name=choice value=\"{}\" required>",
-                                esc(label)
+                                escape_html(label)
                             )
                         } else {
                             format!(
                                 "<input type=checkbox name=\"choice_{}\" value=on>",
-                                esc(label)
+                                escape_html(label)
                             )
                         };
                         let _ = write!(
                             body,
                             "<label class=opt>{input} <b>{}.</b> {}</label>",
-                            esc(label),
-                            esc(text)
+                            escape_html(label),
+                            escape_html(text)
                         );
                     }
                 }
@@ -483,9 +475,9 @@ async fn test_page(
                 .map(|(_, node, phase, reply)| {
                     format!(
                         "<li><code>{}</code> (phase {}): {}</li>",
-                        esc(node),
+                        escape_html(node),
                         phase.number(),
-                        esc(shown_reply(reply))
+                        escape_html(shown_reply(reply))
                     )
                 })
                 .collect();
@@ -501,11 +493,11 @@ async fn test_page(
                 done.trees,
                 done.answers,
                 done.asked,
-                esc(&session.session.run_id)
+                escape_html(&session.session.run_id)
             );
         }
         (None, Some(Err(e))) => {
-            let _ = write!(body, "<p>The run stopped: {}</p>", esc(e));
+            let _ = write!(body, "<p>The run stopped: {}</p>", escape_html(e));
         }
         (None, None) => body.push_str("<p>Waiting for the next question; reload the page.</p>"),
     }
@@ -594,15 +586,20 @@ async fn explore_page(
     let link = |id: &str| format!("/explore/{tree_index}/{}", url_part(id, false));
     let mut body = format!(
         "<h1>Explore · {}</h1><p class=meta>gold answers shown; nothing is recorded</p><p>path: ",
-        esc(&tree.id)
+        escape_html(&tree.id)
     );
     let path = path_to(tree, &node.id);
     for (i, n) in path.iter().enumerate() {
         if i > 0 {
             let how = n.trigger.as_ref().map(trigger_text).unwrap_or_default();
-            let _ = write!(body, " → <span class=meta>({})</span> ", esc(&how));
+            let _ = write!(body, " → <span class=meta>({})</span> ", escape_html(&how));
         }
-        let _ = write!(body, "<a href=\"{}\">{}</a>", link(&n.id), esc(&n.id));
+        let _ = write!(
+            body,
+            "<a href=\"{}\">{}</a>",
+            link(&n.id),
+            escape_html(&n.id)
+        );
     }
     body.push_str("</p>");
     let _ = write!(
@@ -611,39 +608,43 @@ async fn explore_page(
         node.depth,
         tree.max_depth(),
         node.format.as_str(),
-        esc(&node.category.level1),
-        esc(&node.category.level2),
+        escape_html(&node.category.level1),
+        escape_html(&node.category.level2),
         node.question_type.as_str()
     );
     if let Some(premise) = &node.premise {
-        let _ = write!(body, "<p><i>Premise (phase 2):</i> {}</p>", esc(premise));
+        let _ = write!(
+            body,
+            "<p><i>Premise (phase 2):</i> {}</p>",
+            escape_html(premise)
+        );
     }
-    let _ = write!(body, "<h2>{}</h2>", esc(&node.question));
+    let _ = write!(body, "<h2>{}</h2>", escape_html(&node.question));
     for o in &node.options {
         let verdict = if o.correct {
             "<b>gold</b>".to_string()
         } else {
             format!(
                 "<span class=wrong>wrong: {}</span>",
-                esc(o.reason.map_or("no reason recorded", reason_text))
+                escape_html(o.reason.map_or("no reason recorded", reason_text))
             )
         };
         let child = o.child.as_deref().map_or(String::new(), |c| {
-            format!(" · <a href=\"{}\">follow → {}</a>", link(c), esc(c))
+            format!(" · <a href=\"{}\">follow → {}</a>", link(c), escape_html(c))
         });
         let _ = write!(
             body,
             "<div class=\"opt{}\"><b>{}.</b> {} <span class=meta>[{verdict}]{child}</span></div>",
             if o.correct { " gold" } else { "" },
-            esc(&o.label),
-            esc(&o.text)
+            escape_html(&o.label),
+            escape_html(&o.text)
         );
     }
     if node.format == Format::Open {
         let _ = write!(
             body,
             "<div class=\"opt gold\">reference (gold): {}</div>",
-            esc(&gold_text(node))
+            escape_html(&gold_text(node))
         );
         for (what, child) in [
             ("after a correct answer", &node.open_branches.correct),
@@ -654,7 +655,7 @@ async fn explore_page(
                     body,
                     "<p><a href=\"{}\">{what} → {}</a></p>",
                     link(c),
-                    esc(c)
+                    escape_html(c)
                 );
             }
         }
@@ -665,20 +666,20 @@ async fn explore_page(
         let _ = write!(
             body,
             "<li title=\"{}\">{}</li>",
-            esc(id),
-            esc(graph.describe(id))
+            escape_html(id),
+            escape_html(graph.describe(id))
         );
     }
     let _ = write!(
         body,
         "</ul><p class=meta>tree anchor ({:?}): {}</p>",
         tree.anchor.kind,
-        esc(&graph.describe_anchor(tree))
+        escape_html(&graph.describe_anchor(tree))
     );
     let _ = write!(
         body,
         "<h2>Context</h2><pre>{}</pre>",
-        esc(&node.context.excerpt)
+        escape_html(&node.context.excerpt)
     );
     body.push_str(&keyframe_imgs(&node.context.keyframes, &state.keyframes));
     page(&format!("explore {}", tree.id), &body).into_response()

@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 
 use plotters::prelude::*;
 
-use super::{escape, HtmlError};
+use super::HtmlError;
 use crate::eval::metrics::{Estimate, RunMetrics};
+use crate::text::escape_html;
 
 const PALETTE: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -111,7 +112,7 @@ fn legend(series: &[Series], refs: &[Reference], line: bool) -> String {
             out,
             "<span><b style=\"color:{}\">{mark}</b> {}</span> ",
             hex(PALETTE[r % PALETTE.len()]),
-            escape(&s.run)
+            escape_html(&s.run)
         );
     }
     for kind in [ReferenceKind::Chance, ReferenceKind::Shortcut] {
