@@ -11,10 +11,11 @@ use std::rc::Rc;
 
 use crate::graph::{Attitude, Edge, EdgeKind, Graph, Node, NodeKind};
 
-use super::pronouns::Pronoun;
 use super::schema::DistractorReason;
+use pronouns::Pronoun;
 
 mod classify;
+pub mod pronouns;
 mod wording;
 
 /// What a question asks about; node arguments are indices into [`Graph::nodes`].
@@ -277,7 +278,7 @@ impl<'g> Facts<'g> {
                     || content_words(&facts.content(i)).len() >= 2
             })
             .collect();
-        facts.pronouns = super::pronouns::learn(&facts);
+        facts.pronouns = pronouns::learn(&facts);
         let mut vocabulary = FxHashMap::default();
         facts.words = facts
             .glosses

@@ -16,7 +16,6 @@ pub mod import;
 pub mod in_film;
 pub mod jsonl;
 pub mod model;
-pub mod pronouns;
 pub mod provenance;
 pub mod rules;
 pub mod schema;

@@ -5,8 +5,8 @@
 use super::{Ask, Facts, Verdict};
 use std::collections::BTreeSet;
 
+use super::pronouns::Pronoun;
 use crate::graph::{Attitude, NodeKind};
-use crate::trees::pronouns::Pronoun;
 use crate::trees::schema::DistractorReason;
 
 impl<'g> Facts<'g> {

@@ -3,9 +3,9 @@
 //! Licence 118", "Marta does not know the ute stopped"), and a moment as a
 //! time in the story ("When Hollis pockets the note").
 
+use super::pronouns::Pronoun;
 use super::Facts;
 use crate::graph::{Attitude, NodeKind};
-use crate::trees::pronouns::Pronoun;
 
 /// Words after which a name is the subject of a clause ("that Mara left").
 const OPENS_A_CLAUSE: &[&str] = &[

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use crate::graph::NodeKind;
+use crate::trees::facts::pronouns::{pronouns_in, Pronoun};
 use crate::trees::facts::{Ask, Facts, Verdict};
-use crate::trees::pronouns::{pronouns_in, Pronoun};
 use crate::trees::schema::{DistractorReason, Format};
 
 use super::assembly::{slot, Builder};

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::facts::Facts;
+use super::Facts;
 
 /// The narration's pronouns for each character, by majority over the
 /// narrated words of the states it holds ("Quinton feels fear: Fear is
