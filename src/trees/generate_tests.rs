@@ -414,8 +414,8 @@ fn a_later_state_with_a_known_different_cause_is_not_an_effect() {
 /// The rules generator's trees of a graph, at most `max_trees` of them.
 fn generated(g: &Graph, max_trees: Option<usize>) -> Vec<crate::trees::schema::Tree> {
     use crate::graph::analysis::analyse;
+    use crate::trees::generate::rules::RulesWriter;
     use crate::trees::generate::{generate, GenerateOptions};
-    use crate::trees::rules::RulesWriter;
     use crate::trees::source::Source;
     let opts = GenerateOptions {
         max_trees,
@@ -690,7 +690,7 @@ fn a_line_said_to_someone_asks_who_takes_part_in_the_exchange() {
             format: Format::Single,
             candidates: Vec::new(),
         };
-        crate::trees::rules::question(&f, &spec).unwrap()
+        crate::trees::generate::rules::question(&f, &spec).unwrap()
     };
     assert_eq!(
         with(Act::Refusal),

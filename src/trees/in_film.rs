@@ -79,7 +79,7 @@ mod tests {
     use crate::graph::{Evidence, Graph, Node, NodeKind};
     use crate::screenplay::{parse_text, Format as PlayFormat};
     use crate::trees::facts::Ask;
-    use crate::trees::rules::RulesWriter;
+    use crate::trees::generate::rules::RulesWriter;
     use crate::trees::schema::Format;
 
     const PLAY: &str = "INT. KITCHEN - DAY\n\nIda kneads the dough.\n\nIDA\nWho took the recipe?\n\n\

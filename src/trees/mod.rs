@@ -5,7 +5,7 @@
 //! made ([`provenance`]); generation ([`generate`], from the film's [`source`]
 //! and only what the film contains: [`in_film`]) judges every answer
 //! against the graph ([`facts`]) and has it worded by a [`generate::QuestionWriter`]:
-//! the offline [`rules`] templates, or a model ([`model`]: schema, prompt and
+//! the offline [`generate::rules`] templates, or a model ([`model`]: schema, prompt and
 //! the parser of its output; the transport lives in the model layer).
 //! [`stats`] tabulates a tree set; [`synth`] makes graphs for the benchmark.
 
@@ -17,7 +17,6 @@ pub mod in_film;
 pub mod jsonl;
 pub mod model;
 pub mod provenance;
-pub mod rules;
 pub mod schema;
 pub mod source;
 pub mod stats;

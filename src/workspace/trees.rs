@@ -14,6 +14,7 @@ use crate::graph::Graph;
 use crate::llm::BlockingModel;
 use crate::screenplay::Screenplay;
 use crate::trees::facts::Facts;
+use crate::trees::generate::rules::RulesWriter;
 use crate::trees::generate::{generate_with, GenerateOptions, Mix, QuestionWriter, Rejection};
 use crate::trees::in_film::{InFilm, NOT_IN_FILM};
 use crate::trees::jsonl::write_tree_file;
@@ -22,7 +23,6 @@ use crate::trees::provenance::{
     has_keyframes, AlignmentFacts, GraphMakers, Maker, Origin, Provenance,
     Settings as ProvenanceSettings,
 };
-use crate::trees::rules::RulesWriter;
 use crate::trees::schema::Tree;
 use crate::trees::source::Source;
 use crate::trees::validate::{is_valid, validate, Severity};

@@ -11,11 +11,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
+use super::rules::RulesWriter;
 use crate::graph::NodeKind;
 use crate::trees::audit::features::{strip_narration, surface, SurfaceView};
 use crate::trees::audit::{node_giveaways, reasks, Wording};
 use crate::trees::facts::{Ask, Facts};
-use crate::trees::rules::RulesWriter;
 use crate::trees::schema::{
     Anchor, AnchorKind, AnswerOption, Context, Format, Node, OpenBranches, QuestionKind, Tree,
     Trigger,

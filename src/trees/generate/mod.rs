@@ -25,6 +25,7 @@ mod group_level;
 mod options;
 mod order;
 mod questions;
+pub mod rules;
 mod verification;
 
 use crate::graph::analysis::Analysis;

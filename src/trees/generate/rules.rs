@@ -3,9 +3,9 @@
 
 use crate::graph::NodeKind;
 
-use super::facts::{attitude_noun, Ask, Facts, Verdict};
-use super::generate::{QuestionWriter, Spec, WriteError, Written, WrittenOption};
-use super::schema::Format;
+use super::{QuestionWriter, Spec, WriteError, Written, WrittenOption};
+use crate::trees::facts::{attitude_noun, Ask, Facts, Verdict};
+use crate::trees::schema::Format;
 
 /// Template-based writer (the offline default).
 #[derive(Debug, Clone, Copy, Default)]
