@@ -57,7 +57,8 @@ pub struct BenchGraphArgs {
     #[arg(long, requires = "gold")]
     json: bool,
     /// With --gold: list every state and link the leave-one-film-out graphs
-    /// got wrong, with its error, families and content.
+    /// got wrong, and those the ungated graphs got wrong, with its error,
+    /// families and content.
     #[arg(long, requires = "gold")]
     misses: bool,
 }

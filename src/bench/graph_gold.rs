@@ -132,6 +132,26 @@ fn measure_row(out: &mut String, family: &str, m: &Measure, on: bool) {
     );
 }
 
+/// One line per state or link of `film` that `score` counts wrong: its
+/// error, the nearest gold state, the families that proposed it, its content.
+fn miss_lines(film: &MeasuredFilm, score: &GraphScore) -> Vec<String> {
+    score
+        .misses
+        .iter()
+        .map(|m| {
+            let families = film.families.get(&m.graph).map_or(String::new(), |fs| {
+                fs.iter().cloned().collect::<Vec<_>>().join(", ")
+            });
+            let kind = format!("{:?}", m.kind).to_lowercase();
+            let near = m
+                .gold
+                .as_deref()
+                .map_or(String::new(), |g| format!(" (gold {g})"));
+            format!("  {}: {kind}{near} [{families}] {}", film.slug, m.text)
+        })
+        .collect()
+}
+
 /// Runs the gold mode of `bench graph`.
 pub(super) fn bench_gold(
     films: &[PathBuf],
@@ -201,20 +221,7 @@ fn run_gold(
             film.slug.clone(),
             g.on().iter().map(|s| s.to_string()).collect(),
         );
-        for m in &s.score.misses {
-            let families = film.families.get(&m.graph).map_or(String::new(), |fs| {
-                fs.iter().cloned().collect::<Vec<_>>().join(", ")
-            });
-            let kind = format!("{:?}", m.kind).to_lowercase();
-            let near = m
-                .gold
-                .as_deref()
-                .map_or(String::new(), |g| format!(" (gold {g})"));
-            lofo_misses.push(format!(
-                "  {}: {kind}{near} [{families}] {}",
-                film.slug, m.text
-            ));
-        }
+        lofo_misses.extend(miss_lines(film, &s.score));
         lofo.push((film.slug.clone(), s.score));
     }
     let fitted: Vec<(String, GraphScore)> = measured
@@ -276,6 +283,17 @@ fn run_gold(
     let fitted_total = table(&mut out, &fitted);
     let _ = writeln!(out, "\nevery family on (the default `rules` generator)");
     let ungated_total = table(&mut out, &ungated);
+    if show_misses {
+        let _ = writeln!(
+            out,
+            "  what every family on got wrong (error, nearest gold state, [families], content):"
+        );
+        for (film, s) in measured.iter().zip(&all) {
+            for m in miss_lines(film, &s.score) {
+                let _ = writeln!(out, "  {m}");
+            }
+        }
+    }
     let mut acc = AuditorValue::default();
     for a in &auditors {
         acc.accepted.kept += a.accepted.kept;

@@ -156,6 +156,23 @@ impl Extractor<'_, '_> {
                             | "found"
                             | "left"
                             | "got"
+                            | "won"
+                            | "lost"
+                            | "kept"
+                            | "brought"
+                            | "bought"
+                            | "heard"
+                            | "paid"
+                            | "sold"
+                            | "thought"
+                            | "meant"
+                            | "sent"
+                            | "spent"
+                            | "written"
+                            | "broken"
+                            | "forgotten"
+                            | "stolen"
+                            | "begun"
                     )
             });
             let lower = w.text.to_lowercase().replace('’', "'");

@@ -3,6 +3,7 @@
 //! back (`it`, `what it means`).
 
 use super::lexicon::ANAPHORS;
+use crate::graph::schema::{Attitude, Node, NodeKind};
 use crate::graph::text::{char_slice, Span};
 use crate::text::content_words;
 
@@ -39,49 +40,92 @@ pub(super) fn trim_clause(text: &str) -> String {
         .to_owned()
 }
 
+/// Stubs of negated auxiliaries, which name nothing alone.
+const STUBS: &[&str] = &[
+    "doesn", "didn", "isn", "wasn", "won", "can", "don", "aren", "weren", "hasn", "haven", "hadn",
+    "wouldn", "couldn", "shouldn",
+];
+/// Words that point or quantify but name nothing (`now, all of it`).
+const LIGHT: &[&str] = &[
+    "now",
+    "all",
+    "then",
+    "here",
+    "there",
+    "just",
+    "even",
+    "still",
+    "really",
+    "everything",
+    "anything",
+    "something",
+    "every",
+    "one",
+    "way",
+    "thing",
+    "things",
+    "what",
+    "when",
+    "how",
+    "why",
+    "where",
+    "who",
+    "which",
+    "whatever",
+    "about",
+    "more",
+    "any",
+    "some",
+];
+
 /// Whether a content names something: a content word that is not the stub
 /// of a negated auxiliary (`he didn't` says nothing on its own) nor a word
 /// that only points or quantifies.
 pub(super) fn has_content(content: &str) -> bool {
-    const STUBS: &[&str] = &[
-        "doesn", "didn", "isn", "wasn", "won", "can", "don", "aren", "weren", "hasn", "haven",
-        "hadn", "wouldn", "couldn", "shouldn",
-    ];
-    // Words that point or quantify but name nothing (`now, all of it`).
-    const LIGHT: &[&str] = &[
-        "now",
-        "all",
-        "then",
-        "here",
-        "there",
-        "just",
-        "even",
-        "still",
-        "really",
-        "everything",
-        "anything",
-        "something",
-        "every",
-        "one",
-        "way",
-        "thing",
-        "things",
-        "what",
-        "when",
-        "how",
-        "why",
-        "where",
-        "who",
-        "which",
-        "whatever",
-        "about",
-        "more",
-        "any",
-        "some",
-    ];
     content_words(content)
         .iter()
         .any(|w| !STUBS.contains(&w.as_str()) && !LIGHT.contains(&w.as_str()))
+}
+
+/// Whether a mental state's content reads alone: it names something (see
+/// [`has_content`]) and does not open on a he, she or they left unresolved
+/// (`He won't ring`, `they think they can steal` are not emitted). An
+/// emotion's content, and any other node, always reads.
+pub(super) fn readable(node: &Node) -> bool {
+    if node.kind != NodeKind::MentalState || node.attitude == Some(Attitude::Emotion) {
+        return true;
+    }
+    let Some(content) = node.content.as_deref() else {
+        return true;
+    };
+    let named = content_words(content)
+        .into_iter()
+        .filter(|w| !STUBS.contains(&w.as_str()) && !LIGHT.contains(&w.as_str()))
+        .count();
+    let first = content
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .find(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    let opens_unresolved = matches!(
+        first.as_deref(),
+        Some(
+            "he" | "she"
+                | "they"
+                | "him"
+                | "her"
+                | "them"
+                | "he's"
+                | "she's"
+                | "they're"
+                | "he'll"
+                | "she'll"
+                | "they'll"
+                | "he'd"
+                | "she'd"
+                | "they'd"
+        )
+    );
+    named >= 1 && !opens_unresolved
 }
 
 /// Whether a content only asks what the thing just shown means (`what it

@@ -5,9 +5,13 @@
 //!   state; the content stays as written ("doesn't know X" is knowledge of
 //!   X, negated), never inverted into a false belief.
 //! - Holders: in narration the subject (a name, or a pronoun's latest
-//!   character); in a line `I` is the speaker. What a speaker says of someone
-//!   else's mind ("He thinks I don't know") is the speaker's belief, with the
-//!   whole clause as content: a line reports a mind, it does not open it.
+//!   character); in a line `I` is the speaker. A line saying that a
+//!   character knows or does not know something ("Anna never knew I took
+//!   the key") gives that character's knowledge, as the speaker reports it
+//!   (its own rule family); any other report of a mind ("He thinks I don't
+//!   know") is the speaker's belief with the whole clause as content: a line
+//!   reports a mind, it does not open it. A content that still opens on a
+//!   he/she nobody fits is not emitted.
 //! - False beliefs only where the script shows them: believing a character
 //!   whose latest line was marked `(lying)`, `mistakes X for Y`, and a
 //!   narrated belief set against the sentence beside it (dramatic irony:
@@ -48,9 +52,8 @@ impl Voice<'_> {
 /// A state found in a clause, before it becomes a node.
 struct Found {
     holder: String,
-    /// The character the clause is about (the holder, or whom a line
-    /// reports on).
-    subject: String,
+    /// A line's report of another's mind, held as the speaker's belief.
+    speakers_report: bool,
     attitude: Attitude,
     negated: bool,
     truth: Option<bool>,
@@ -105,12 +108,10 @@ impl Extractor<'_, '_> {
             let Some(found) = self.clause_state(i, s, ws, lower, voice, a, b, &previous) else {
                 continue;
             };
-            previous = (!found.subject.is_empty()).then(|| {
-                (
-                    found.subject.clone(),
-                    clause_text(s, ws, found.verb, found.to),
-                )
-            });
+            previous = Some((
+                found.holder.clone(),
+                clause_text(s, ws, found.verb, found.to),
+            ));
             let verb = found.verb;
             let mut inner_id = None;
             // A narrated `knows` asserts the mental clause it contains.
@@ -204,7 +205,9 @@ impl Extractor<'_, '_> {
         let person = match person {
             Some(p) => p,
             // A line's report of someone no character of the block is (the
-            // dead father's "And he knew I would"): still the speaker's belief.
+            // dead father's "And he knew I would"): still the speaker's
+            // belief, though one whose content opens on that he is not
+            // emitted (see `contents::readable`).
             None if !own
                 && speaker.is_some()
                 && matches!(subject_word, Some("he" | "she" | "they")) =>
@@ -296,15 +299,24 @@ impl Extractor<'_, '_> {
         if !has_content(&content) {
             return None;
         }
-        if !own {
-            // A line's report of another's mind: the speaker's belief.
+        // A line's report that someone named, or a he or she one character
+        // fits, knows or does not know something ("She never knew I took
+        // the key") is their knowledge as the speaker, who knows the fact,
+        // reports it. Any other report of a mind ("He wanted to read the
+        // entries", "you don't know him as well as you think") is the
+        // speaker's belief, perhaps mistaken, with the whole clause as
+        // content: a line reports a mind, it does not open it.
+        let reported_knowledge = cue.attitude == Attitude::Knowledge
+            && !person.is_empty()
+            && subject_word != Some("you");
+        if !own && !reported_knowledge {
             let mut report = clause_text(s, ws, from, b);
             if let Some((_, phrase)) = &elided {
                 report = format!("{report} {phrase}");
             }
             return Some(Found {
                 holder: speaker?.to_owned(),
-                subject: person.clone(),
+                speakers_report: true,
                 attitude: Attitude::Belief,
                 negated: false,
                 truth: None,
@@ -356,8 +368,8 @@ impl Extractor<'_, '_> {
             (None, None) => None,
         };
         Some(Found {
-            subject: person.clone(),
             holder: person,
+            speakers_report: false,
             attitude,
             negated,
             truth,
@@ -478,10 +490,12 @@ impl Extractor<'_, '_> {
         node.target = found.about.clone();
         let reason = if voice.narrated() {
             "mental-state verb with its holder"
-        } else if voice.speaker == Some(found.holder.as_str()) && found.subject == found.holder {
+        } else if found.speakers_report {
+            "mental-state verb in a line about another: the speaker's belief"
+        } else if voice.speaker == Some(found.holder.as_str()) {
             "mental-state verb in a line, the speaker's own state"
         } else {
-            "mental-state verb in a line about another: the speaker's belief"
+            "a line reporting another's mental-state verb: their state, as the speaker says it"
         };
         let id = self.add_node(node, reason);
         if let Some(t) = found.about {

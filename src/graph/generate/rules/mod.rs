@@ -125,6 +125,10 @@ impl Generator for RulesGenerator {
 
     fn generate(&self, ctx: &BlockContext<'_>) -> Result<Proposal, GraphError> {
         let mut proposal = Extractor::new(ctx).run();
+        drop_items(&mut proposal, |item, _| match item {
+            Item::Node(n) => contents::readable(n),
+            Item::Edge(_) => true,
+        });
         let families = self.families;
         if families != Families::All {
             drop_items(&mut proposal, |item, reason| {

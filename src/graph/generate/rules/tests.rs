@@ -238,15 +238,54 @@ fn false_beliefs_come_only_from_what_the_script_shows() {
         })
         .expect("the misreading");
     assert_eq!(means.truth, Some(false));
-    // A line's report of another mind is the speaker's belief, truth open.
-    let report = beliefs
-        .iter()
-        .find(|n| n.holder.as_deref() == Some("character:ben") && n.truth.is_none())
-        .expect("Ben's report of a mind");
-    assert!(!report.negated);
+    // A line's report of a mind whose `he` nobody of the block fits ("He
+    // thinks I don't know when he's lying", said by the only man) would not
+    // read alone: it is not a state.
     assert!(
-        report.content.as_deref().unwrap().contains("thinks"),
-        "{report:?}"
+        !beliefs
+            .iter()
+            .any(|n| n.evidence[0].quote.starts_with("He thinks")),
+        "{beliefs:#?}"
+    );
+}
+
+#[test]
+fn a_line_reporting_a_named_persons_mind_is_their_state_and_an_unknown_he_says_nothing() {
+    let (_, p) = proposal(
+        "INT. SHOP - NIGHT\n\n\
+        ANNA SMITH (30) and BEN COLE (40) stand by the SAFE.\n\n\
+        BEN\nAnna never knew I took the key.\n\n\
+        ANNA\nHe thinks I don't know when he's lying.\n\n\
+        Anna thinks she'd won the bet.\n",
+    );
+    let ss = states(&p);
+    // The one named: her own knowledge, negated as said, in the speaker's
+    // words with his name for `I`.
+    let anna = ss
+        .iter()
+        .find(|n| n.holder.as_deref() == Some("character:anna"))
+        .unwrap_or_else(|| panic!("Anna's state: {ss:#?}"));
+    assert_eq!(anna.attitude, Some(Attitude::Knowledge));
+    assert!(anna.negated, "{anna:?}");
+    assert_eq!(anna.content.as_deref(), Some("Ben took the key"));
+    let reason = p
+        .items
+        .iter()
+        .find_map(|(i, r)| matches!(i, Item::Node(n) if n.id == anna.id).then_some(r))
+        .unwrap();
+    assert!(reason.starts_with("a line reporting another's"), "{reason}");
+    // `He` is not Ben, whom she answers, nor anyone else of the scene: a
+    // content opening on a he nobody fits is not emitted.
+    assert!(
+        !ss.iter()
+            .any(|n| n.evidence[0].quote.starts_with("He thinks")),
+        "{ss:#?}"
+    );
+    // `she'd won` is had won, not would won.
+    assert!(
+        ss.iter()
+            .any(|n| n.content.as_deref() == Some("Anna had won the bet")),
+        "{ss:#?}"
     );
 }
 
@@ -425,32 +464,30 @@ fn an_elided_verb_phrase_is_the_parallel_clause_before_it() {
         "{}",
         s.name
     );
-    // A line's `And he knew I would`, of someone no character is: the
-    // speaker's belief, the phrase from the line before.
+    // A line's `And Teo knew I would`: Teo's knowledge as the speaker
+    // reports it, the phrase from the line before.
     let script = "INT. SHOP - DAWN\n\n\
-        MARA (41) and QUINTON (34) sit, her hand on his.\n\n\
-        MARA\nHe knew I'd never open it alone.\n\n\
-        QUINTON\nAnd he knew I would.\n";
+        MARA (41) and QUINTON (34) sit, her hand on his. TEO (70) watches.\n\n\
+        TEO\nMorning.\n\n\
+        MARA\nTeo knew I'd never open it alone.\n\n\
+        QUINTON\nAnd Teo knew I would.\n";
     let (_, p) = proposal(script);
-    let q = states(&p)
+    let teo: Vec<Node> = states(&p)
         .into_iter()
-        .find(|n| n.holder.as_deref() == Some("character:quinton"))
-        .expect("Quinton's belief");
-    assert_eq!(
-        q.content.as_deref(),
-        Some("he knew Quinton would open it alone"),
-        "{q:?}"
-    );
-    let m = states(&p)
-        .into_iter()
-        .find(|n| n.holder.as_deref() == Some("character:mara"))
-        .expect("Mara's belief");
+        .filter(|n| n.holder.as_deref() == Some("character:teo"))
+        .cloned()
+        .collect();
     assert!(
-        m.content
+        teo.iter()
+            .any(|n| n.content.as_deref() == Some("Quinton would open it alone")),
+        "{teo:#?}"
+    );
+    assert!(
+        teo.iter().any(|n| n
+            .content
             .as_deref()
-            .unwrap()
-            .contains("Mara would never open"),
-        "{m:?}"
+            .is_some_and(|c| c.contains("Mara would never open"))),
+        "{teo:#?}"
     );
 }
 
