@@ -3,6 +3,7 @@
 //!
 //! Exit codes are a contract: 0 success, 1 a check failed, 2 an error.
 
+mod args;
 mod bench;
 mod cli;
 

@@ -13,7 +13,9 @@ use moviegraph::store::Store;
 
 use super::emit;
 use super::DEFAULT_ALIGN_SCRIPTS;
-use moviegraph::workspace::embedder::{load_minilm, EmbedderSpec};
+use moviegraph::workspace::embedder::load_minilm;
+
+use crate::args::EmbedderArgs;
 
 /// Options of `bench embed`.
 #[derive(Debug, Args)]
@@ -29,7 +31,7 @@ pub struct BenchEmbedArgs {
     #[arg(long, default_value_t = 1200)]
     lines: usize,
     #[command(flatten)]
-    embedding: EmbedderSpec,
+    embedding: EmbedderArgs,
 }
 
 /// Normalized dialogue texts of Fountain files, as the aligner embeds them.
@@ -92,7 +94,7 @@ pub fn bench_embed(args: BenchEmbedArgs) -> anyhow::Result<()> {
     let mut large = dialogue(&scripts)?;
     large.truncate(args.lines);
     let t_load = Instant::now();
-    let minilm = load_minilm(&args.embedding)?;
+    let minilm = load_minilm(&args.embedding.spec())?;
     let load = t_load.elapsed();
 
     let mut out = String::new();
@@ -107,7 +109,7 @@ pub fn bench_embed(args: BenchEmbedArgs) -> anyhow::Result<()> {
     let _ = writeln!(
         out,
         "threads per matrix product: {} (RAYON_NUM_THREADS); batches run at once: {}\nall-MiniLM-L6-v2 load (sha256 check + weights): {:.0} ms  [{}]",
-        candle_core::utils::get_num_threads(),
+        moviegraph::embed::matmul_threads(),
         minilm.workers(),
         load.as_secs_f64() * 1000.0,
         minilm.dir().display()

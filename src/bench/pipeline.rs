@@ -1,6 +1,7 @@
 //! `moviegraph bench pipeline`: the whole `run` pipeline, stage by stage, on the
 //! sample film and on a synthetic corpus: wall time and peak memory per stage.
 
+use moviegraph::util::report::Silent;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -84,7 +85,7 @@ struct Measured {
 }
 
 fn measure(dirs: &[PathBuf], p: &Pipeline, jobs: usize) -> anyhow::Result<Measured> {
-    let progress = Progress::hidden();
+    let progress = Progress::new(&Silent);
     let mut rows = Vec::new();
     let mut outcomes = Vec::new();
     for stage in STAGES {

@@ -12,10 +12,13 @@ use moviegraph::media::shots::FrameRate;
 use moviegraph::media::subtitles::format_ms;
 use moviegraph::store::{self, Store, STORE_ENV};
 use moviegraph::workspace::align::{align_film, AlignInputs};
-use moviegraph::workspace::embedder::{choose, EmbedderSpec};
+use moviegraph::workspace::embedder::choose;
+
+use crate::args::EmbedderArgs;
 use moviegraph::workspace::film::{self, load_shots};
 use moviegraph::workspace::lock::WriterLock;
 
+use super::report::Terminal;
 use super::{emit, Outcome};
 
 /// Align a screenplay's dialogue with the film's subtitles and cut the script
@@ -97,7 +100,7 @@ pub struct AlignArgs {
     #[arg(long)]
     allow_bad_cues: bool,
     #[command(flatten)]
-    embedding: EmbedderSpec,
+    embedding: EmbedderArgs,
     #[command(flatten)]
     wait: super::WaitArgs,
 }
@@ -120,7 +123,7 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
         None => None,
     };
     let inputs = AlignInputs::read(&args.script, &args.subtitles, shots, args.allow_bad_cues)?;
-    let embedder = choose(&args.embedding)?;
+    let embedder = choose(&args.embedding.spec(), &Terminal::notes())?;
     let store_path = match &args.store {
         Some(flag) => Some(store::resolve_path(
             Some(flag.as_path()).filter(|p| !p.as_os_str().is_empty()),
@@ -135,6 +138,7 @@ pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
             path,
             "moviegraph align",
             args.wait.mode(),
+            &Terminal::notes(),
         )?),
         None => None,
     };

@@ -22,6 +22,7 @@ use moviegraph::workspace::eval::{
 use moviegraph::workspace::lock::WriterLock;
 
 use super::models::EvalRoleFlags;
+use super::report::Terminal;
 use super::{emit, Outcome};
 
 /// Two-phase evaluation: `eval run` asks, `eval report` computes the metrics.
@@ -195,7 +196,12 @@ fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {
     let config = args.models.load_without_subject()?;
     let cast = cast(&args.models, &config)?;
     let store_path = store::resolve_path(args.store.as_deref());
-    let _lock = WriterLock::acquire(&store_path, "moviegraph eval run", args.wait.mode())?;
+    let _lock = WriterLock::acquire(
+        &store_path,
+        "moviegraph eval run",
+        args.wait.mode(),
+        &Terminal::notes(),
+    )?;
     let llm: Option<Llm> = if cast.subject_is_model || cast.judge.is_some() {
         Some(open_llm(
             config,

@@ -24,6 +24,7 @@ use moviegraph::workspace::graph::{build_graph, build_settings, export_graph, la
 use moviegraph::workspace::lock::WriterLock;
 
 use super::models::GraphRoleFlags;
+use super::report::Terminal;
 use super::{emit, Outcome};
 
 /// Build, inspect, review and export a film's verified Social-Causal Graph.
@@ -170,7 +171,12 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
     let folder = FilmFolder::open(&a.film.film_dir)?;
     let slug = folder.slug.clone();
     let store_path = store::resolve_path(a.film.store.as_deref());
-    let _lock = WriterLock::acquire(&store_path, "moviegraph graph build", a.wait.mode())?;
+    let _lock = WriterLock::acquire(
+        &store_path,
+        "moviegraph graph build",
+        a.wait.mode(),
+        &Terminal::notes(),
+    )?;
     let store = Store::open(&store_path)?;
     let (play, blocks, source) = film_blocks(&store, &folder, a.keyframes.as_deref())?;
     let config = a.models.load()?;
@@ -366,7 +372,12 @@ fn show(c: &Candidate) -> String {
 fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
     let slug = film::slug(&a.film.film_dir);
     let store_path = store::resolve_path(a.film.store.as_deref());
-    let _lock = WriterLock::acquire(&store_path, "moviegraph graph review", a.wait.mode())?;
+    let _lock = WriterLock::acquire(
+        &store_path,
+        "moviegraph graph review",
+        a.wait.mode(),
+        &Terminal::notes(),
+    )?;
     let store = Store::open(&store_path)?;
     let (build, _) = latest_build(&store, &slug)?;
     let pending: Vec<Candidate> = store

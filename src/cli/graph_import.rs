@@ -9,6 +9,7 @@ use moviegraph::workspace::film::FilmFolder;
 use moviegraph::workspace::graph_import::{import_gold, EXPERT};
 use moviegraph::workspace::lock::WriterLock;
 
+use super::report::Terminal;
 use super::{emit, Outcome};
 
 /// Arguments of `graph import`.
@@ -32,7 +33,12 @@ pub fn import_cmd(a: ImportArgs) -> anyhow::Result<Outcome> {
     let folder = FilmFolder::open(&a.film_dir)?;
     let gold = a.gold.unwrap_or_else(|| a.film_dir.join("gold.json"));
     let store_path = store::resolve_path(a.store.as_deref());
-    let _lock = WriterLock::acquire(&store_path, "moviegraph graph import", a.wait.mode())?;
+    let _lock = WriterLock::acquire(
+        &store_path,
+        "moviegraph graph import",
+        a.wait.mode(),
+        &Terminal::notes(),
+    )?;
     let store = Store::open(&store_path)?;
     let done = import_gold(&store, &folder, &gold)?;
     let slug = &folder.slug;

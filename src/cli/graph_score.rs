@@ -4,12 +4,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
+
+use crate::args::SimilarityArg;
 use moviegraph::graph::calibrate::Calibration;
 use moviegraph::graph::score::{GraphScore, Prf};
 use moviegraph::store;
-use moviegraph::workspace::score::{
-    calibrate_similarity, score_graph, ScoreRequest, SimilarityChoice,
-};
+use moviegraph::workspace::score::{calibrate_similarity, score_graph, ScoreRequest};
 
 use super::{emit, Outcome};
 
@@ -27,8 +27,8 @@ pub struct ScoreArgs {
     #[arg(long)]
     store: Option<PathBuf>,
     /// How contents are compared: MiniLM cosine when installed, else lexical.
-    #[arg(long, value_enum, default_value_t = SimilarityChoice::Auto)]
-    similarity: SimilarityChoice,
+    #[arg(long, value_enum, default_value_t = SimilarityArg::Auto)]
+    similarity: SimilarityArg,
     /// The all-MiniLM-L6-v2 folder (default: as `align --model-dir`).
     #[arg(long, value_name = "DIR")]
     model_dir: Option<PathBuf>,
@@ -57,7 +57,7 @@ pub fn score_cmd(a: ScoreArgs) -> anyhow::Result<Outcome> {
         target: a.target.clone(),
         gold: a.gold.clone(),
         store: store::resolve_path(a.store.as_deref()),
-        similarity: a.similarity,
+        similarity: a.similarity.into(),
         model_dir: a.model_dir.clone(),
         threshold: a.threshold,
     };

@@ -7,6 +7,7 @@ use clap::Args;
 use moviegraph::store::{MergeError, Store};
 use moviegraph::workspace::lock::WriterLock;
 
+use super::report::Terminal;
 use super::{emit, Outcome};
 
 /// Combine several stores into one: films with their alignments, graph builds,
@@ -30,7 +31,12 @@ pub struct MergeArgs {
 
 /// Runs `moviegraph merge`.
 pub fn merge(args: MergeArgs) -> anyhow::Result<Outcome> {
-    let _lock = WriterLock::acquire(&args.into, "moviegraph merge", args.wait.mode())?;
+    let _lock = WriterLock::acquire(
+        &args.into,
+        "moviegraph merge",
+        args.wait.mode(),
+        &Terminal::notes(),
+    )?;
     let mut out = Store::open(&args.into)?;
     let report = match out.merge_from(&args.stores) {
         Ok(report) => report,

@@ -11,6 +11,7 @@ mod local;
 mod merge;
 mod models;
 mod parse;
+mod report;
 mod run;
 mod trees;
 mod trees_audit;

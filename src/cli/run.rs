@@ -13,11 +13,13 @@ use moviegraph::workspace::film;
 use moviegraph::workspace::lock::WriterLock;
 use moviegraph::workspace::run::{
     corpus_report, render_film, render_film_line, run_films, AlignEmbedder, FilmOutcome, Pipeline,
-    Progress, Stage,
+    Progress,
 };
 
 use super::models::ModelFlags;
+use super::report::Terminal;
 use super::{emit, Outcome};
+use crate::args::StageArg;
 
 /// Run the whole pipeline on film folders: parse → align → graph → trees → eval →
 /// report, offline by default.
@@ -97,8 +99,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1000)]
     bootstrap: usize,
     /// Stop after this stage.
-    #[arg(long, value_enum, default_value_t = Stage::Report)]
-    until: Stage,
+    #[arg(long, value_enum, default_value_t = StageArg::Report)]
+    until: StageArg,
     /// Build script-only trees. Without it, questions come only from scenes
     /// the film contains (a timed subtitle cue; cut scenes are left out), and
     /// a film whose script does not match its subtitles (alignment verdict
@@ -123,7 +125,12 @@ impl RunArgs {
         // `--subject` may name a baseline, which the configuration does not know.
         let flags = self.models.without_subject().without_embedder();
         let config = flags.load()?;
-        let embedder = choose_for_run(self.models.embedder(), self.models.config_path(), &config)?;
+        let embedder = choose_for_run(
+            self.models.embedder(),
+            self.models.config_path(),
+            &config,
+            &Terminal::notes(),
+        )?;
         let subjects = subjects(self.models.subjects(), &config)?;
         let store = store::resolve_path(self.store.as_deref());
         let mut cast = Cast::from_config(&config)?;
@@ -139,7 +146,7 @@ impl RunArgs {
             cast,
             seed: self.seed,
             bootstrap: self.bootstrap,
-            until: self.until,
+            until: self.until.into(),
             text_only: self.text_only,
             embedder: AlignEmbedder(embedder.into()),
             allow_bad_cues: self.allow_bad_cues,
@@ -154,6 +161,7 @@ pub fn run(args: RunArgs, quiet: bool, verbose: u8) -> anyhow::Result<Outcome> {
         &store::resolve_path(args.store.as_deref()),
         "moviegraph run",
         args.wait.mode(),
+        &Terminal::notes(),
     )?;
     let p = args.pipeline()?;
     let mut seen = std::collections::BTreeMap::new();
@@ -169,9 +177,10 @@ pub fn run(args: RunArgs, quiet: bool, verbose: u8) -> anyhow::Result<Outcome> {
     // Open once here so the migrations run before the film threads open their own.
     drop(Store::open(&p.store)?);
     let started = Instant::now();
-    let progress = Progress::new(quiet);
+    let terminal = Terminal::new(quiet);
+    let progress = Progress::new(&terminal);
     let results = run_films(&args.film_dirs, &p, &progress, args.jobs as usize);
-    drop(progress);
+    drop(terminal);
     let ok: Vec<&FilmOutcome> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     let corpus = corpus_report(&p, &ok);
     let elapsed = started.elapsed();

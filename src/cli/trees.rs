@@ -23,6 +23,7 @@ use moviegraph::workspace::lock::WriterLock;
 use moviegraph::workspace::trees::{generate_trees, mismatch_stop, parse_mix, TreesInput};
 
 use super::models::GeneratorFlags;
+use super::report::Terminal;
 use super::{emit, Outcome};
 
 /// Generate, validate, tabulate and import question trees.
@@ -226,7 +227,12 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     let slug = folder.slug.clone();
     let store_path = moviegraph::store::resolve_path(a.store.as_deref());
     // Generation may re-align the film (a stale alignment), which writes the store.
-    let _lock = WriterLock::acquire(&store_path, "moviegraph trees generate", a.wait.mode())?;
+    let _lock = WriterLock::acquire(
+        &store_path,
+        "moviegraph trees generate",
+        a.wait.mode(),
+        &Terminal::notes(),
+    )?;
     let store = Store::open(&store_path)?;
     // The blocks come from the store's alignment when it is current (as for `graph build`).
     let (play, alignment, _) = film_alignment(&store, &folder, a.keyframes.as_deref())?;

@@ -86,6 +86,12 @@ pub trait Embedder {
     }
 }
 
+/// Threads candle uses per matrix product (`RAYON_NUM_THREADS`, else the
+/// cores), for benchmarks to report.
+pub fn matmul_threads() -> usize {
+    candle_core::utils::get_num_threads()
+}
+
 /// Scales `v` to unit length (left as is when it is all zeros).
 pub fn l2_normalize(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();

@@ -4,12 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::ValueEnum;
-
 use crate::embed::model_dir::{resolve_minilm, MINILM_DIR_ENV};
 use crate::embed::{Embedder, HashedNgramEmbedder, MiniLmEmbedder, RemoteEmbedder, SETUP_COMMAND};
 
 use super::{Context, Result};
+use crate::util::report::Reporter;
 
 /// Environment variable naming the embedder of `align` and `run` when
 /// `--embedder` is not given (auto, minilm, hashed; `run` also takes a
@@ -17,7 +16,7 @@ use super::{Context, Result};
 pub const EMBEDDER_ENV: &str = "MOVIEGRAPH_EMBEDDER";
 
 /// Which embedder to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EmbedderChoice {
     /// all-MiniLM-L6-v2 when its files are found, else the hashed baseline (with a note).
     Auto,
@@ -30,31 +29,43 @@ pub enum EmbedderChoice {
     Model,
 }
 
+impl EmbedderChoice {
+    /// The choice a name gives (auto, minilm, hashed, model; any case).
+    pub fn parse(name: &str) -> Option<EmbedderChoice> {
+        match name.to_ascii_lowercase().as_str() {
+            "auto" => Some(EmbedderChoice::Auto),
+            "minilm" => Some(EmbedderChoice::Minilm),
+            "hashed" => Some(EmbedderChoice::Hashed),
+            "model" => Some(EmbedderChoice::Model),
+            _ => None,
+        }
+    }
+}
+
 /// Which embedder, and where its files or configuration are (the embedder
 /// flags of `align` and `bench embed`).
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
 pub struct EmbedderSpec {
     /// The sentence embedder for the semantic part of the similarity.
-    #[arg(long, value_enum, env = EMBEDDER_ENV, default_value_t = EmbedderChoice::Auto)]
     pub embedder: EmbedderChoice,
     /// The all-MiniLM-L6-v2 folder (config.json, tokenizer.json,
     /// model.safetensors); else MOVIEGRAPH_MINILM_DIR, then
     /// $MOVIEGRAPH_MODELS/all-MiniLM-L6-v2, then
     /// ~/.cache/moviegraph/models/all-MiniLM-L6-v2 (scripts/setup-models).
-    #[arg(long, value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
-    /// With `--embedder model`: the model configuration (default ./moviegraph.toml).
-    #[arg(long, value_name = "FILE")]
+    /// With `Model`: the model configuration (default ./moviegraph.toml).
     pub config: Option<PathBuf>,
-    /// With `--embedder model`: a model of the configuration to use instead of
-    /// its `embedder` role.
-    #[arg(long, value_name = "NAME")]
+    /// With `Model`: a model of the configuration to use instead of its
+    /// `embedder` role.
     pub embedding_model: Option<String>,
 }
 
 /// The configured embedding model as an [`Embedder`]. A model on the `rules`
-/// backend has no vectors to give, so it maps to the hashed baseline (said on stderr).
-fn load_remote(args: &EmbedderSpec) -> Result<Box<dyn Embedder + Send + Sync>> {
+/// backend has no vectors to give, so it maps to the hashed baseline (noted to the reporter).
+fn load_remote(
+    args: &EmbedderSpec,
+    reporter: &dyn Reporter,
+) -> Result<Box<dyn Embedder + Send + Sync>> {
     use crate::llm::{BackendKind, Config, Llm, LlmOptions, Role, RoleOverrides};
     use crate::store::Store;
     use std::sync::{Arc, Mutex};
@@ -71,10 +82,10 @@ fn load_remote(args: &EmbedderSpec) -> Result<Box<dyn Embedder + Send + Sync>> {
         .context("the configuration names no embedder model")?;
     let backend = config.models.get(&name).map(|m| m.backend);
     if backend == Some(BackendKind::Rules) {
-        eprintln!(
+        reporter.note(&format!(
             "note: the embedder role ({name}) is on the offline rules backend; using the hashed \
              character-n-gram embedding, an offline baseline"
-        );
+        ));
         return Ok(Box::new(HashedNgramEmbedder));
     }
     // Vectors are cached by the aligner's store (CachedEmbedder); the client's
@@ -120,11 +131,14 @@ pub fn load_minilm(args: &EmbedderSpec) -> Result<MiniLmEmbedder> {
 /// only when the model folder is absent or holds none of the files; a folder
 /// with some files that do not load is an error (a broken install should
 /// not pass silently).
-pub fn choose(args: &EmbedderSpec) -> Result<Box<dyn Embedder + Send + Sync>> {
+pub fn choose(
+    args: &EmbedderSpec,
+    reporter: &dyn Reporter,
+) -> Result<Box<dyn Embedder + Send + Sync>> {
     match args.embedder {
         EmbedderChoice::Hashed => Ok(Box::new(HashedNgramEmbedder)),
         EmbedderChoice::Minilm => Ok(Box::new(load_minilm(args)?)),
-        EmbedderChoice::Model => load_remote(args),
+        EmbedderChoice::Model => load_remote(args, reporter),
         EmbedderChoice::Auto => {
             let found = resolve_minilm(args.model_dir.as_deref()).filter(|(dir, _)| {
                 crate::embed::MINILM_FILES
@@ -134,10 +148,10 @@ pub fn choose(args: &EmbedderSpec) -> Result<Box<dyn Embedder + Send + Sync>> {
             match found {
                 Some(_) => Ok(Box::new(load_minilm(args)?)),
                 None => {
-                    eprintln!(
+                    reporter.note(&format!(
                         "note: all-MiniLM-L6-v2 files not found; using the hashed character-n-gram \
                          embedding, an offline baseline (install the model with {SETUP_COMMAND})"
-                    );
+                    ));
                     Ok(Box::new(HashedNgramEmbedder))
                 }
             }
@@ -154,6 +168,7 @@ pub fn choose_for_run(
     flag: Option<&str>,
     config_path: Option<&Path>,
     config: &crate::llm::Config,
+    reporter: &dyn Reporter,
 ) -> Result<Box<dyn Embedder + Send + Sync>> {
     use crate::llm::{BackendKind, Role};
     let spec = |embedder, embedding_model: Option<&str>| EmbedderSpec {
@@ -162,11 +177,8 @@ pub fn choose_for_run(
         config: config_path.map(Path::to_path_buf),
         embedding_model: embedding_model.map(str::to_owned),
     };
-    let named = |choice: &str| {
-        EmbedderChoice::from_str(choice, true)
-            .ok()
-            .filter(|c| *c != EmbedderChoice::Model)
-    };
+    let named =
+        |choice: &str| EmbedderChoice::parse(choice).filter(|c| *c != EmbedderChoice::Model);
     let from_env = std::env::var(EMBEDDER_ENV).ok().filter(|v| !v.is_empty());
     let chosen = match flag.or(from_env.as_deref()) {
         Some(value) => match named(value) {
@@ -184,5 +196,5 @@ pub fn choose_for_run(
             }
         }
     };
-    choose(&chosen)
+    choose(&chosen, reporter)
 }

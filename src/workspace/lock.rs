@@ -10,11 +10,12 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Context, Error, Result};
+use crate::util::report::Reporter;
 
 /// What to do when another process holds the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wait {
-    /// Block until it is free, after one line on stderr.
+    /// Block until it is free, after a note to the reporter.
     Yes,
     /// Stop with an error at once.
     No,
@@ -36,8 +37,13 @@ impl WriterLock {
     }
 
     /// Takes the store at `store` for `command` (e.g. "moviegraph run"), waiting
-    /// or not as `wait` says.
-    pub fn acquire(store: &Path, command: &str, wait: Wait) -> Result<WriterLock> {
+    /// or not as `wait` says; a wait is noted to `reporter`.
+    pub fn acquire(
+        store: &Path,
+        command: &str,
+        wait: Wait,
+        reporter: &dyn Reporter,
+    ) -> Result<WriterLock> {
         let path = Self::path_for(store);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -62,11 +68,11 @@ impl WriterLock {
                         )))
                     }
                     Wait::Yes => {
-                        eprintln!(
+                        reporter.note(&format!(
                             "waiting for the store {}: it is in use by {holder} (one writer at a \
                              time; --no-wait stops instead)",
                             store.display()
-                        );
+                        ));
                         file.lock().with_context(|| {
                             format!("waiting for the lock on {}", path.display())
                         })?;
@@ -123,13 +129,14 @@ fn holder(file: &mut File) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::report::{Recorder, Silent};
 
     #[test]
     fn a_second_writer_that_does_not_wait_is_told_who_holds_the_store() {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("w.db");
-        let first = WriterLock::acquire(&store, "moviegraph run", Wait::No).unwrap();
-        let err = WriterLock::acquire(&store, "moviegraph run", Wait::No)
+        let first = WriterLock::acquire(&store, "moviegraph run", Wait::No, &Silent).unwrap();
+        let err = WriterLock::acquire(&store, "moviegraph run", Wait::No, &Silent)
             .unwrap_err()
             .to_string();
         assert!(err.contains("w.db"), "{err}");
@@ -139,18 +146,20 @@ mod tests {
         );
         assert!(err.contains("`moviegraph run`"), "{err}");
         drop(first);
-        WriterLock::acquire(&store, "moviegraph run", Wait::No).unwrap();
+        WriterLock::acquire(&store, "moviegraph run", Wait::No, &Silent).unwrap();
     }
 
     #[test]
     fn a_waiting_writer_gets_the_store_when_the_first_lets_go() {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("w.db");
-        let first = WriterLock::acquire(&store, "one", Wait::No).unwrap();
+        let first = WriterLock::acquire(&store, "one", Wait::No, &Silent).unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let s = store.clone();
+        let notes = std::sync::Arc::new(Recorder::default());
+        let seen = notes.clone();
         let waiter = std::thread::spawn(move || {
-            let lock = WriterLock::acquire(&s, "two", Wait::Yes).unwrap();
+            let lock = WriterLock::acquire(&s, "two", Wait::Yes, seen.as_ref()).unwrap();
             tx.send(()).unwrap();
             drop(lock);
         });
@@ -160,5 +169,12 @@ mod tests {
         drop(first);
         rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
         waiter.join().unwrap();
+        // The wait was said once, through the reporter, naming the holder.
+        let lines = notes.lines();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("note: waiting for the store") && lines[0].contains("`one`"),
+            "{lines:?}"
+        );
     }
 }

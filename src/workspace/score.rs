@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
-
 use crate::embed::Embedder;
 use crate::graph::calibrate::{calibrate, Calibration};
 use crate::graph::gold::{read_gold, Gold};
@@ -16,7 +14,7 @@ use super::graph::load_graph;
 use super::{Context, Error, Result};
 
 /// How `graph score` compares contents.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SimilarityChoice {
     /// `either` when the all-MiniLM-L6-v2 files are installed, else lexical.
     Auto,

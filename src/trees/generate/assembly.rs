@@ -26,7 +26,7 @@ use crate::trees::validate::label_for;
 use super::anchoring::{other_kind, root_asks, SceneAnchors};
 use super::balance::Balancer;
 use super::context::{evidence_of, places, witness};
-use super::options::Draft;
+use super::options::{slot, Draft, Drafting};
 use super::{
     describe, focus_of, follow_up_asks, rough_kind, seed_of, verify, GenerateOptions, Generated,
     QuestionWriter, Rejection, Spec, Written, WrittenOption,
@@ -78,14 +78,6 @@ pub(super) struct Parent<'p> {
     pub(super) premise: String,
     pub(super) premise_node: Option<usize>,
     pub(super) focus: Vec<usize>,
-}
-
-pub(super) fn slot(f: Format) -> usize {
-    match f {
-        Format::Open => 0,
-        Format::Single => 1,
-        Format::Multi => 2,
-    }
 }
 
 /// What taking from one scene's anchors came to.
@@ -237,7 +229,15 @@ impl Builder<'_, '_> {
     /// order of two moments excepted: that is why a distractor was wrong, a
     /// new fact).
     fn draft_under(&self, ask: &Ask, focus: Option<&[usize]>) -> Option<Draft> {
-        let mut draft = self.draft(ask)?;
+        let shown = |i: usize| self.shown(i);
+        let mut draft = Drafting {
+            facts: self.facts,
+            opts: self.opts,
+            counts: &self.counts,
+            balance: &self.balance,
+            shown: &shown,
+        }
+        .draft(ask)?;
         match focus {
             Some(focus) if !matches!(ask, Ask::Order { .. }) => {
                 draft.drop_golds(focus).then_some(draft)

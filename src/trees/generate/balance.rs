@@ -18,8 +18,6 @@ use crate::trees::audit::readers::{
 use crate::trees::schema::Format;
 use crate::util::rng::SplitMix64;
 
-use super::options::combos;
-
 /// How a placing of the gold letters ranks, lowest first: how often its
 /// set of gold letters and its gold letters were used, the readers' cost,
 /// a seeded tie-break.
@@ -416,6 +414,25 @@ fn letter_set(view: &SurfaceView) -> u64 {
         .iter()
         .filter(|o| o.correct && o.letter < 64)
         .fold(0, |set, o| set | 1 << o.letter)
+}
+
+/// Calls `f` with every `k`-subset of `0..n`, in lexicographic order.
+pub(super) fn combos(
+    n: usize,
+    k: usize,
+    from: usize,
+    pick: &mut Vec<usize>,
+    f: &mut impl FnMut(&[usize]),
+) {
+    if pick.len() == k {
+        f(pick);
+        return;
+    }
+    for i in from..n {
+        pick.push(i);
+        combos(n, k, i + 1, pick, f);
+        pick.pop();
+    }
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ use crate::trees::facts::pronouns::{pronouns_in, Pronoun};
 use crate::trees::facts::{Ask, Facts, Verdict};
 use crate::trees::schema::{DistractorReason, Format};
 
-use super::assembly::{slot, Builder};
-use super::{focus_of, Candidate, Spec};
+use super::balance::{combos, Balancer};
+use super::{focus_of, Candidate, GenerateOptions, Spec};
 
 /// A question before its distractors are picked: the format, the gold
 /// answers and the plausible distractors to choose from.
@@ -87,26 +87,27 @@ impl Draft {
     }
 }
 
-/// Calls `f` with every `k`-subset of `0..n`, in lexicographic order.
-pub(super) fn combos(
-    n: usize,
-    k: usize,
-    from: usize,
-    pick: &mut Vec<usize>,
-    f: &mut impl FnMut(&[usize]),
-) {
-    if pick.len() == k {
-        f(pick);
-        return;
-    }
-    for i in from..n {
-        pick.push(i);
-        combos(n, k, i + 1, pick, f);
-        pick.pop();
+/// The index of a format in per-format counts (open, single, multi).
+pub(super) fn slot(f: Format) -> usize {
+    match f {
+        Format::Open => 0,
+        Format::Single => 1,
+        Format::Multi => 2,
     }
 }
 
-impl Builder<'_, '_> {
+/// What drafting a question reads of the trees being built.
+pub(super) struct Drafting<'a, 'g> {
+    pub(super) facts: &'a Facts<'g>,
+    pub(super) opts: &'a GenerateOptions,
+    /// Nodes written per format (open, single, multi), for the mix.
+    pub(super) counts: &'a [usize; 3],
+    pub(super) balance: &'a Balancer,
+    /// Whether the film shows a node's evidence.
+    pub(super) shown: &'a dyn Fn(usize) -> bool,
+}
+
+impl Drafting<'_, '_> {
     /// The judged answers of `ask` in the format the mix needs most; `None`
     /// when the graph offers too little to ask it. Only moments whose
     /// evidence the film shows are offered.
@@ -115,7 +116,7 @@ impl Builder<'_, '_> {
         let mut golds = Vec::new();
         let mut wrongs = Vec::new();
         for &(i, verdict) in f.verdicts(ask).iter() {
-            if !self.shown(i) {
+            if !(self.shown)(i) {
                 continue;
             }
             match verdict {

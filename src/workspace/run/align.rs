@@ -123,8 +123,7 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
             let bar = film.bar.bar.clone();
             let chunked =
                 crate::embed::Chunked::new(film.p.embedder.0.as_ref(), move |done, total| {
-                    bar.set_length(total as u64);
-                    bar.set_position(done as u64);
+                    bar.set(done as u64, total as u64);
                 });
             let cached = crate::embed::CachedEmbedder::new(&chunked, &film.store);
             let aligned = align_film(
@@ -136,8 +135,7 @@ pub(super) fn stages_after_parse(film: &mut Film<'_>, mut play: Option<Screenpla
             let (alignment, elapsed, shots) =
                 (&aligned.alignment, aligned.elapsed, &aligned.inputs.shots);
             // The embedding pass may have moved the bar; the stage is one step.
-            film.bar.bar.set_length(1);
-            film.bar.bar.set_position(0);
+            film.bar.bar.set(0, 1);
             film.bar.inc(1);
             let s = &alignment.summary;
             let mut detail = String::new();

@@ -141,7 +141,7 @@ pub(super) fn eval_stage(film: &mut Film<'_>) -> Result<()> {
                         bar.inc(1)
                     }
                     RunEvent::TreeDone { replayed, .. } if replayed > 0 => {
-                        bar.bar.inc(replayed as u64)
+                        bar.skip(replayed as u64)
                     }
                     RunEvent::TreeDone { .. } => {}
                 },

@@ -47,7 +47,7 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
     // A build is committed block by block; running it in slices is what lets the bar
     // move (and a test stop it) without reaching into the graph stage. Each slice
     // re-reads the build's candidates, so a tenth of the film at a time.
-    let slice = if film.bar.progress.hook == Hook::Off {
+    let slice = if !film.bar.reporter.watches_steps() {
         (blocks.len() / 10).max(1)
     } else {
         1
@@ -64,7 +64,7 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
     let built = build_graph(&film.store, &input, &roles, &opts, Some(slice), &mut |r| {
         if first {
             first = false;
-            bar.bar.set_position(r.skipped as u64);
+            bar.bar.set(r.skipped as u64, blocks.len() as u64);
         }
         if r.processed > 0 {
             bar.show_cost(cast.cost());

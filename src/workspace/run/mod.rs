@@ -11,13 +11,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{BufRead, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-use clap::ValueEnum;
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::align::store::AlignmentStore;
 use crate::align::AlignOptions;
@@ -57,14 +53,14 @@ use align::stages_after_parse;
 use eval::eval_stage;
 use graph::graph_stage;
 use parse::parse_stage;
+use progress::FilmBar;
 pub use progress::Progress;
-use progress::{FilmBar, Hook};
 pub use report::corpus_report;
 use report::report_stage;
 use trees::trees_stage;
 
 /// The stages, in pipeline order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
     /// Every screenplay version of the folder.
     Parse,
