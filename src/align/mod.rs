@@ -1,5 +1,5 @@
 //! Script–film alignment: dialogue lines to subtitle cues, times for every
-//! element, and synchronized blocks (DESIGN.md §1 step 2).
+//! element, and synchronized blocks (the pipeline in ARCHITECTURE.md).
 //!
 //! Pipeline of [`align`]:
 //! 1. both sides are normalized and prepared for scoring groups of up to three

@@ -54,8 +54,8 @@ pub enum GraphCommand {
     /// higher-order links and causal links (direction included), gold chains
     /// recovered, and its errors by type. --min-f1 makes it a check (exit 1).
     Score(super::graph_score::ScoreArgs),
-    /// Make a graph build from an expert annotation (gold.json, DESIGN.md
-    /// §2): every state and causal link accepted, each placed where its
+    /// Make a graph build from an expert annotation (gold.json, the format of
+    /// docs/graph-format.md): every state and causal link accepted, each placed where its
     /// evidence quote stands in the script, so that `trees generate` builds
     /// on a graph people made. The build becomes the film's latest.
     Import(super::graph_import::ImportArgs),

@@ -17,7 +17,7 @@ use super::{emit, Outcome};
 pub struct ImportArgs {
     /// The film folder the annotation is of (its script places each quote).
     film_dir: PathBuf,
-    /// The annotation (DESIGN.md §2 format; default: the film folder's
+    /// The annotation (the gold format of docs/graph-format.md; default: the film folder's
     /// gold.json).
     #[arg(long, value_name = "GOLD.json")]
     gold: Option<PathBuf>,

@@ -19,7 +19,7 @@ pub struct ScoreArgs {
     /// A film folder (its latest graph build in the store, scored against
     /// its gold.json) or a graph export (graphs/<film>.json, with --gold).
     target: PathBuf,
-    /// The gold annotation (DESIGN.md §2 format; default: the film folder's
+    /// The gold annotation (the gold format of docs/graph-format.md; default: the film folder's
     /// gold.json).
     #[arg(long, value_name = "GOLD.json")]
     gold: Option<PathBuf>,

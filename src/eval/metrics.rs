@@ -1,4 +1,4 @@
-//! Run metrics (DESIGN.md §4), computed from a run's trees and recorded answers.
+//! Run metrics (docs/evaluation.md), computed from a run's trees and recorded answers.
 //!
 //! Per tree, with phase-1 path length L, correctness c_d of the path's answer at depth d
 //! and the tree's maximum depth D: RDS = L; weighted RDS = (1/D) Σ_{d≤L} d·c_d; CRS =

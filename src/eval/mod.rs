@@ -1,4 +1,4 @@
-//! Two-phase evaluation of a subject on question trees (DESIGN.md §4).
+//! Two-phase evaluation of a subject on question trees (docs/evaluation.md).
 //!
 //! - [`prompt`]: the conversation a subject sees (questions, lettered options, context,
 //!   answer-format instructions, the phase-2 premise) and the judge's rubric.

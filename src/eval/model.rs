@@ -2,7 +2,7 @@
 //! which gives every call its cache, retries, budget and accounting.
 //!
 //! The subject sends the tree's whole conversation on every question (one continuous
-//! conversation per tree, DESIGN.md §4). Keyframes travel as image parts of the
+//! conversation per tree, docs/evaluation.md). Keyframes travel as image parts of the
 //! question being asked only: earlier questions keep their text (which says how many
 //! keyframes came with them) but not their images again, so a request carries at most
 //! [`MAX_IMAGES`] images however deep the tree, which is what servers that limit images

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::trees::schema::{Format, Node, Tree};
 
-/// Most keyframes sent with one question (DESIGN.md §3).
+/// Most keyframes sent with one question (docs/trees-format.md).
 pub const MAX_IMAGES: usize = 5;
 
 /// Who speaks a turn.

@@ -1,4 +1,4 @@
-//! The two-phase protocol (DESIGN.md §4, the paper's Algorithm 1), one continuous
+//! The two-phase protocol (docs/evaluation.md, the paper's Algorithm 1), one continuous
 //! conversation per tree.
 //!
 //! Phase 1 starts at the root and follows the subject's own answers: after a correct

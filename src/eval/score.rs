@@ -1,4 +1,4 @@
-//! Per-answer scoring (DESIGN.md §4).
+//! Per-answer scoring (docs/evaluation.md).
 //!
 //! single: 1 if exact, else 0. multi: correct on strict set equality, score = Jaccard.
 //! open: score = 0.7 × judge + 0.3 × ROUGE-L F1, correct at score ≥ 0.7. With no judge

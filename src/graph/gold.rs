@@ -1,5 +1,5 @@
 //! Expert annotations of a film's graph: `gold.json` in a film folder
-//! (DESIGN.md §2, "Gold annotations"), what `graph score` measures a graph
+//! (docs/graph-format.md, "Polarity, explicitness, and scoring against a gold annotation"), what `graph score` measures a graph
 //! against.
 
 use std::collections::BTreeSet;

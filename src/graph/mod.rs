@@ -1,4 +1,4 @@
-//! The verified Social-Causal Graph (DESIGN.md §1 step 3, §2).
+//! The verified Social-Causal Graph (docs/graph-format.md; the pipeline in ARCHITECTURE.md).
 //!
 //! Per block: a [`Generator`] proposes nodes and edges with evidence; [`resolve`]
 //! merges them with the entities known so far; every [`Auditor`] judges the
@@ -28,7 +28,6 @@ pub mod schema;
 pub mod score;
 pub mod stats;
 pub mod store;
-mod text;
 pub mod trajectory;
 
 use std::collections::BTreeMap;

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use crate::align::similarity::{text_similarity, HashedNgramEmbedder};
 use crate::graph::generate::cast::character_id;
 use crate::graph::schema::{Merge, Node, NodeKind};
-use crate::graph::text::normalize;
 use crate::screenplay::Screenplay;
+use crate::text::spans::normalize;
 
 /// Thresholds and the group cap.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]

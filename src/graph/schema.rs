@@ -1,4 +1,4 @@
-//! The graph's types (DESIGN.md §2). **API boundary**: their serde form is the
+//! The graph's types (docs/graph-format.md). **API boundary**: their serde form is the
 //! exchange format of `graphs/<film>.json` (docs/graph-format.md).
 
 use serde::{Deserialize, Serialize};
@@ -71,7 +71,7 @@ pub enum EdgeKind {
     /// Causal: event → mental state.
     Triggers,
     /// Story order only, event → event: the source happens before the
-    /// target; no causal claim (DESIGN.md §2).
+    /// target; no causal claim (docs/graph-format.md).
     Precedes,
     /// Context: character → event.
     ParticipatesIn,
@@ -83,7 +83,7 @@ pub enum EdgeKind {
     SocialRelation,
 }
 
-/// The three edge families of DESIGN.md §2.
+/// The three edge families of docs/graph-format.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EdgeFamily {
@@ -176,7 +176,7 @@ impl EdgeKind {
     }
 }
 
-/// What a mental state is (DESIGN.md §2).
+/// What a mental state is (docs/graph-format.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Attitude {
@@ -199,7 +199,7 @@ pub enum Attitude {
 }
 
 impl Attitude {
-    /// The attitude family states are matched in (DESIGN.md §2): belief
+    /// The attitude family states are matched in (docs/graph-format.md): belief
     /// (belief, knowledge, suspicion), desire (desire, social goal),
     /// intention, emotion, pretense.
     pub fn family(self) -> &'static str {
@@ -453,7 +453,7 @@ impl Item {
     }
 }
 
-/// Where a candidate stands (DESIGN.md §1 step 3).
+/// Where a candidate stands (the pipeline in ARCHITECTURE.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {

@@ -1,4 +1,4 @@
-//! A graph scored against a gold annotation (DESIGN.md §2, "Gold
+//! A graph scored against a gold annotation (docs/graph-format.md, "Polarity, explicitness, and scoring against a gold
 //! annotations"): precision, recall and F1 of its mental states, its
 //! higher-order links and its causal links, gold chains recovered, and its
 //! errors by type.
@@ -236,7 +236,7 @@ impl GraphScore {
     }
 }
 
-/// The attitude families of DESIGN.md §2 ([`Attitude::family`]).
+/// The attitude families of docs/graph-format.md ([`Attitude::family`]).
 pub fn family(a: Attitude) -> &'static str {
     a.family()
 }

@@ -1,4 +1,4 @@
-//! The construction table (DESIGN.md §2): candidates, verified and
+//! The construction table (docs/graph-format.md): candidates, verified and
 //! verification rate per node and edge kind, auditor agreement, escalations.
 
 use std::collections::BTreeMap;
@@ -30,7 +30,7 @@ pub struct KindRow {
     pub kappa: Option<f64>,
 }
 
-/// What the verified mental states assert (DESIGN.md §2): polarity,
+/// What the verified mental states assert (docs/graph-format.md): polarity,
 /// explicitness, false beliefs, higher order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StateMix {

@@ -1,4 +1,4 @@
-//! The model layer (DESIGN.md §5): every model call of every stage goes through
+//! The model layer (ARCHITECTURE.md, `src/llm/`): every model call of every stage goes through
 //! [`Llm`], which makes it cached, bounded, retried, validated, accounted and
 //! resumable, whatever the backend.
 //!

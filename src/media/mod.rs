@@ -1,4 +1,4 @@
-//! The film side of the pipeline (DESIGN.md §1, step 2): what the film itself
+//! The film side of the pipeline (see ARCHITECTURE.md): what the film itself
 //! says and shows, on the film's clock, for the aligner to match against the
 //! screenplay.
 //!

@@ -1,6 +1,6 @@
 //! Shots and keyframes: a film's shot list with frame ranges, times and
 //! keyframe files, and the time queries the aligner asks of it
-//! (DESIGN.md §1, step 2: "shots map times to keyframes").
+//! (shots map times to keyframes; see the pipeline in ARCHITECTURE.md).
 //!
 //! Two sources give a [`ShotList`]:
 //!
@@ -39,8 +39,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::screenplay::decode::{read_text_file, TextFileError};
-use crate::screenplay::{Diagnostic, LineSpan, MAX_FILE_BYTES};
+use crate::text::decode::{read_text_file, TextFileError};
+use crate::text::source::{Diagnostic, LineSpan, MAX_FILE_BYTES};
 pub use manifest::Manifest;
 use manifest::{parse_manifest, ManifestEntry, ManifestFormat, Resolution};
 pub use movienet::{parse_shot_txt, KeyframeDir, MovieNetPaths, ParsedShots, ShotLine};

@@ -1,7 +1,7 @@
 //! Subtitles: SubRip (`.srt`) and WebVTT (`.vtt`) files read into timed cues
-//! (DESIGN.md §1, step 2), the film-side text the aligner matches dialogue to.
+//! (the pipeline in ARCHITECTURE.md), the film-side text the aligner matches dialogue to.
 //!
-//! Bytes go through the screenplay decoder ([`crate::screenplay::decode`]:
+//! Bytes go through the shared decoder ([`crate::text::decode`]:
 //! BOMs, UTF-16, Windows-1252, newline normalisation, binary and empty
 //! refusal), then through one of two readers that share the timestamp parser
 //! and the text cleaner. Like the screenplay readers, they never fail on
@@ -43,8 +43,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::screenplay::decode::{self, SourceEncoding, TextFileError};
-use crate::screenplay::{Diagnostic, LineSpan};
+use crate::text::decode::{self, SourceEncoding, TextFileError};
+use crate::text::source::{Diagnostic, LineSpan};
 
 mod markup;
 mod normalize;
@@ -299,7 +299,7 @@ pub fn parse_text(
         let first = subs
             .diagnostics
             .iter()
-            .find(|d| d.severity == crate::screenplay::Severity::Warning)
+            .find(|d| d.severity == crate::text::source::Severity::Warning)
             .or(subs.diagnostics.first());
         let (line, reason) = match first {
             Some(d) => (d.line, d.message.clone()),

@@ -9,7 +9,7 @@
 //!
 //! Unlike the text readers, this one can fail: XML that is not well formed
 //! has no trustworthy structure to read, so it is an [`FdxError`] with the
-//! line of the problem (DESIGN.md §8: only input that is not a screenplay at
+//! line of the problem (only input that is not a screenplay at
 //! all is an error). Anything well formed is read, with [`Diagnostic`]s for
 //! what was guessed.
 //!

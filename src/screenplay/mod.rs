@@ -1,5 +1,5 @@
 //! Screenplays: reading Fountain, Final Draft FDX and plain-text scripts into
-//! one typed, temporally ordered element list (DESIGN.md §1, step 1).
+//! one typed, temporally ordered element list (the pipeline in ARCHITECTURE.md).
 //!
 //! Each reader turns text into a [`Reading`]: elements with kind, text, source
 //! lines and format-level facts (dual dialogue, scene numbers). [`assemble`]
@@ -12,7 +12,6 @@
 
 mod assemble;
 pub mod compare;
-pub mod decode;
 pub mod element;
 pub mod fdx;
 pub mod fountain;
@@ -27,15 +26,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::text::decode;
 pub use assemble::assemble;
 pub use element::{
     Character, Diagnostic, Element, ElementKind, IntExt, LineSpan, Noise, NoiseKind, Scene,
     Severity,
 };
 
-/// Largest screenplay file accepted. A feature script is 100–400 KB; anything
-/// this size is not one, and reading it would only waste memory.
-pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+pub use crate::text::source::MAX_FILE_BYTES;
 
 /// A screenplay file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,5 +1,5 @@
 //! Plain-text reader: scripts laid out by indentation, as IMSDb pages and
-//! PDF-to-text conversions give them (DESIGN.md §1, step 1).
+//! PDF-to-text conversions give them (the pipeline in ARCHITECTURE.md).
 //!
 //! A laid-out script has no markup: an element's kind is told by its column,
 //! its case and its neighbours. No two scripts use the same columns, so the

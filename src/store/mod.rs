@@ -1,4 +1,4 @@
-//! The workspace store: one SQLite database per workspace (DESIGN.md §6).
+//! The workspace store: one SQLite database per workspace (ARCHITECTURE.md, `src/store/`).
 //!
 //! The store is the only module that knows SQL. It opens the database in WAL mode
 //! with foreign keys on, applies the migrations in [`MIGRATIONS`], and offers typed

@@ -1,4 +1,4 @@
-//! Only what is in the film (DESIGN.md §3, "Validity"): a question writer
+//! Only what is in the film (docs/audit.md): a question writer
 //! that declines, before any wording, a question its [`Source`] cannot show —
 //! one whose context came back empty, or whose subject or an option stands
 //! for a moment the film does not contain (all its evidence in blocks the

@@ -1,4 +1,4 @@
-//! Hierarchical question trees derived from the verified graph (DESIGN.md §3).
+//! Hierarchical question trees derived from the verified graph (docs/trees-format.md).
 //!
 //! The tree model ([`schema`]), its JSONL exchange form ([`jsonl`]) and
 //! validation ([`validate`]), the first line saying how a file's trees were

@@ -1,5 +1,5 @@
 //! How a tree set was made: the first line of `trees/<film>.jsonl`
-//! (DESIGN.md §3, "Validity": every output says how it was made).
+//! (docs/audit.md: every output says how it was made).
 //!
 //! ```json
 //! {"format":"moviegraph.trees","version":1,"provenance":{"source":"generated",

@@ -1,4 +1,4 @@
-//! The question-tree data model (DESIGN.md §3) and its JSONL exchange form.
+//! The question-tree data model (docs/trees-format.md) and its JSONL exchange form.
 //!
 //! **API boundary**: the serde form of [`Tree`] is the line format of
 //! `trees/<film>.jsonl`, documented in `docs/trees-format.md`; trees written by
@@ -86,7 +86,7 @@ impl QuestionType {
     }
 }
 
-/// Why a distractor is wrong (DESIGN.md §3).
+/// Why a distractor is wrong (docs/trees-format.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DistractorReason {
@@ -142,7 +142,7 @@ impl DistractorReason {
 }
 
 /// What a question asks, in the terms of the field's ToM benchmarks
-/// (MovieGraph-ToM, ToMi, BigToM, OpenToM, FANToM; DESIGN.md §3): the kind a
+/// (MovieGraph-ToM, ToMi, BigToM, OpenToM, FANToM; docs/trees-format.md): the kind a
 /// researcher filters and reports by. Speaker, participants and line order
 /// are trivia, asked only with `--include-trivia`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -419,7 +419,7 @@ impl Tree {
         self.nodes.iter().find(|node| node.id == id)
     }
 
-    /// The deepest depth in the tree (`D` in DESIGN.md §4).
+    /// The deepest depth in the tree (`D` in docs/evaluation.md).
     pub fn max_depth(&self) -> u32 {
         self.nodes.iter().map(|node| node.depth).max().unwrap_or(0)
     }

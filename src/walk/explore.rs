@@ -109,7 +109,7 @@ impl GraphLabels {
     }
 }
 
-/// Why a distractor with this reason is wrong, in words (DESIGN.md §3).
+/// Why a distractor with this reason is wrong, in words (docs/trees-format.md).
 pub fn reason_text(reason: DistractorReason) -> &'static str {
     match reason {
         DistractorReason::NotTheCause => "a real event of the film, but not the cause",

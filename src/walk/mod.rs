@@ -1,4 +1,4 @@
-//! The walkers (DESIGN.md §4, the human baseline): a person answers question trees in
+//! The walkers (docs/evaluation.md, the human baseline): a person answers question trees in
 //! a terminal ([`tui`]) or a browser ([`web`]).
 //!
 //! Two modes. *Test mode* is the two-phase protocol exactly as `eval run` runs it: a

@@ -1,4 +1,4 @@
-//! Use case: a film's expert annotation (`gold.json`, DESIGN.md §2) as a
+//! Use case: a film's expert annotation (`gold.json`, docs/graph-format.md) as a
 //! graph build (`moviegraph graph import --gold`), so that trees can be
 //! generated from a graph people made and measured with the generator's
 //! errors taken out.

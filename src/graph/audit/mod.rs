@@ -13,9 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::graph::generate::cast::Cast;
 use crate::graph::schema::*;
-use crate::graph::text::{char_slice, normalize, words};
 use crate::graph::{Adjudicator, Auditor, BlockContext, GraphError};
 use crate::screenplay::ElementKind;
+use crate::text::spans::{char_slice, normalize, words};
 
 mod quote;
 mod scene;

@@ -4,9 +4,9 @@
 
 use crate::graph::generate::cast::{pronoun_gender, Cast};
 use crate::graph::schema::*;
-use crate::graph::text::{char_slice, words};
 use crate::graph::BlockContext;
 use crate::screenplay::ElementKind;
+use crate::text::spans::{char_slice, words};
 
 /// Whether `who` is the nearest antecedent of a he/she/his/her/him in the
 /// quote: reading back from the pronoun through the block (names in action

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use super::named_in;
 use crate::graph::generate::cast::{pronoun_gender, Cast};
 use crate::graph::schema::*;
-use crate::graph::text::{normalize, words};
 use crate::graph::BlockContext;
 use crate::screenplay::ElementKind;
+use crate::text::spans::{normalize, words};
 
 /// The characters on stage in the block, each with the element where they
 /// first appear: named in an action line, or speaking in person (not
@@ -127,7 +127,7 @@ fn focus(
         };
         match el.kind {
             ElementKind::Action => {
-                let spans = crate::graph::text::sentences(&el.text);
+                let spans = crate::text::spans::sentences(&el.text);
                 for s in spans.iter().rev() {
                     if j == element && s.start >= at {
                         continue;

@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use crate::graph::schema::{slug, NodeKind};
-use crate::graph::text::{sentences, title_case, words};
 use crate::graph::BlockContext;
 use crate::screenplay::{ElementKind, Screenplay};
+use crate::text::spans::{sentences, title_case, words};
 
 /// Grammatical gender as the script's pronouns show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! `moviegraph trees audit`: how valid a tree set is as a benchmark
-//! (DESIGN.md §3, "Validity"). A score means little unless answering takes
+//! (docs/audit.md). A score means little unless answering takes
 //! understanding, so the audit measures, for any tree set:
 //!
 //! - **shortcut readers** ([`readers`]): readers that never read for meaning

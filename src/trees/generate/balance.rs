@@ -1,5 +1,5 @@
 //! Balancing the surface, so that no feature a reader can see without
-//! understanding tells the gold from the distractors (DESIGN.md §3,
+//! understanding tells the gold from the distractors (docs/trees-format.md,
 //! "Validity"). Generation keeps the running tally of what each score-rule
 //! shortcut reader of the audit ([`crate::trees::audit::readers`]) would earn
 //! on the questions written so far, and of the gold letters and

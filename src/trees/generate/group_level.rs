@@ -1,4 +1,4 @@
-//! GroupToM-Bench's seven levels (DESIGN.md §3) for the questions the rules
+//! GroupToM-Bench's seven levels (docs/trees-format.md) for the questions the rules
 //! generator asks, assigned only where the graph supports them.
 //!
 //! A question gets a level only when its scene has three or more characters.

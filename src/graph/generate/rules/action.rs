@@ -7,7 +7,7 @@ use super::lexicon::{DECIDING_VERBS, DECISION_NOUNS, EMOTION_NOUNS};
 use super::{EventRec, Extractor, MentalRec};
 use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
-use crate::graph::text::{gloss, is_caps, title_case, words, Span};
+use crate::text::spans::{gloss, is_caps, title_case, words, Span};
 
 impl Extractor<'_, '_> {
     pub(super) fn action_sentence(&mut self, i: usize, s: &Span) {

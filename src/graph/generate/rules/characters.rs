@@ -5,7 +5,7 @@
 use super::Extractor;
 use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
-use crate::graph::text::Span;
+use crate::text::spans::Span;
 
 impl Extractor<'_, '_> {
     pub(super) fn mention(&mut self, id: &str, ev: Evidence) {
@@ -127,7 +127,7 @@ impl Extractor<'_, '_> {
         let exclude: Vec<&str> = speaker.into_iter().chain(addressee).collect();
         let mut out = String::new();
         let mut last = 0;
-        let all = crate::graph::text::words(text, 0);
+        let all = crate::text::spans::words(text, 0);
         for (n, w) in all.iter().enumerate() {
             // `he'd done` is had, `I'd help` would; an adverb between says
             // nothing (`I'd never open` would, `he'd never been` had).

@@ -9,8 +9,8 @@ use super::lexicon::{is_negation, ANAPHORS, COMMIT_VERBS, FUTURE_WORDS};
 use super::mental::Voice;
 use super::{Extractor, MentalRec};
 use crate::graph::schema::*;
-use crate::graph::text::{char_slice, gloss, Span};
 use crate::text::content_words;
+use crate::text::spans::{char_slice, gloss, Span};
 
 /// Participles that say how the speaker is, not what they will do.
 const STATE_PARTICIPLES: &[&str] = &[
@@ -222,10 +222,10 @@ impl Extractor<'_, '_> {
     /// only says when (`Tomorrow, before the dealer comes.`).
     fn when_fragment(&self, i: usize, s: &Span) -> Option<String> {
         let el = self.ctx.play.elements.get(i)?;
-        let next = crate::graph::text::sentences(&el.text)
+        let next = crate::text::spans::sentences(&el.text)
             .into_iter()
             .find(|p| p.start >= s.end)?;
-        let first = crate::graph::text::words(&next.text, 0)
+        let first = crate::text::spans::words(&next.text, 0)
             .into_iter()
             .next()?
             .text

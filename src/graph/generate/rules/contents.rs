@@ -4,8 +4,8 @@
 
 use super::lexicon::ANAPHORS;
 use crate::graph::schema::{Attitude, Node, NodeKind};
-use crate::graph::text::{char_slice, Span};
 use crate::text::content_words;
+use crate::text::spans::{char_slice, Span};
 
 /// An elided clause's words with the phrase it means after them, its
 /// he/she replaced by the person the parallel clause names.

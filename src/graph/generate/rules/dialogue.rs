@@ -7,7 +7,7 @@ use super::lexicon::{act_phrase, emotion_noun, paren_state, speech_act, RECORDED
 use super::mental::Voice;
 use super::{Extractor, MentalRec};
 use crate::graph::schema::*;
-use crate::graph::text::{gloss, sentences, words};
+use crate::text::spans::{gloss, sentences, words};
 
 impl Extractor<'_, '_> {
     pub(super) fn dialogue(&mut self, i: usize, text: &str, paren: Option<(usize, String)>) {

@@ -6,7 +6,7 @@
 //! open it alone"), and it is put in its base form after `do` and the
 //! modals ("he didn't" + "got away with it" → "he didn't get away with it").
 
-use crate::graph::text::words;
+use crate::text::spans::words;
 
 /// The kind of auxiliary a clause ends on, or a subject's contraction
 /// carries (`I'd` → would).

@@ -5,7 +5,7 @@
 use super::lexicon::{ADVERBS, ANAPHORS, EMOTION_NOUNS, PERCEIVE_VERBS};
 use super::{EventRec, Extractor, MentalRec};
 use crate::graph::schema::*;
-use crate::graph::text::{gloss, Span};
+use crate::text::spans::{gloss, Span};
 
 impl Extractor<'_, '_> {
     #[allow(clippy::too_many_arguments)]
@@ -254,7 +254,7 @@ impl Extractor<'_, '_> {
         let Some(el) = self.ctx.play.elements.get(i) else {
             return;
         };
-        let Some(before) = crate::graph::text::sentences(&el.text)
+        let Some(before) = crate::text::spans::sentences(&el.text)
             .into_iter()
             .rfind(|p| p.end <= s.start)
         else {

@@ -3,7 +3,7 @@
 
 use super::Extractor;
 use crate::graph::schema::*;
-use crate::graph::text::Span;
+use crate::text::spans::Span;
 
 impl Extractor<'_, '_> {
     pub(super) fn evidence(

@@ -33,9 +33,9 @@ use super::ellipsis;
 use super::mental::Voice;
 use super::Extractor;
 use crate::graph::schema::*;
-use crate::graph::text::{char_slice, sentences, words, Span};
 use crate::screenplay::ElementKind;
 use crate::text::content_words;
+use crate::text::spans::{char_slice, sentences, words, Span};
 
 /// Words that make an `it`/`that` sentence a verdict on something.
 const VERDICTS: &[&str] = &[

@@ -4,7 +4,7 @@
 //! help/hinder and auxiliary word lists.
 
 use crate::graph::schema::{Act, Attitude};
-use crate::graph::text::{sentences, words};
+use crate::text::spans::{sentences, words};
 
 /// Mental-state verbs: form → attitude. `mean` and `need` are read with the
 /// word after them (see [`mental_cue`]).

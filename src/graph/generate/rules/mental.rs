@@ -32,8 +32,8 @@ use super::lexicon::{is_negation, mental_cue, ADVERBS, VERB_AUXILIARIES};
 use super::{Extractor, MentalRec};
 use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
-use crate::graph::text::words;
-use crate::graph::text::{char_slice, gloss, sentences, Span};
+use crate::text::spans::words;
+use crate::text::spans::{char_slice, gloss, sentences, Span};
 
 /// Where a sentence stands: its element, who speaks it (none in narration)
 /// and to whom.
@@ -726,7 +726,7 @@ impl Extractor<'_, '_> {
             .flatten()
             .filter_map(|n| all.get(n))
             .any(|p| {
-                let ws: Vec<String> = crate::graph::text::words(&p.text, 0)
+                let ws: Vec<String> = crate::text::spans::words(&p.text, 0)
                     .into_iter()
                     .map(|w| w.text.to_lowercase().replace('’', "'"))
                     .collect();

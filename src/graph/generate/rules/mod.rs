@@ -70,9 +70,9 @@ use std::collections::BTreeMap;
 use super::cast::Cast;
 use super::gates::{family, Families};
 use crate::graph::schema::*;
-use crate::graph::text::{sentences, title_case};
 use crate::graph::{BlockContext, Generator, GraphError, Proposal};
 use crate::screenplay::ElementKind;
+use crate::text::spans::{sentences, title_case};
 
 /// Whether a lowercase word names what one person is to another.
 pub(crate) fn is_role(word: &str) -> bool {

@@ -9,8 +9,8 @@
 use super::Extractor;
 use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
-use crate::graph::text::words;
 use crate::screenplay::ElementKind;
+use crate::text::spans::words;
 
 impl Extractor<'_, '_> {
     /// The other characters of the block so far that a narrated node's

@@ -5,7 +5,7 @@
 use super::lexicon::{goal_verb, ADVERBS, AUXILIARIES, HOLD_VERBS, ROLES};
 use super::{Extractor, MentalRec};
 use crate::graph::schema::*;
-use crate::graph::text::{gloss, Span};
+use crate::text::spans::{gloss, Span};
 
 impl Extractor<'_, '_> {
     /// Holding verbs and possessives before a prop.

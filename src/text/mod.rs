@@ -1,7 +1,13 @@
-//! Small text helpers shared by the stages (the screenplay and media
-//! readers, the graph's scorer, the trees' readers) and the pages they
-//! write (HTML escaping for the report and the web walker). This module sits
-//! upstream of them all: it depends on nothing else in the crate.
+//! Text helpers shared by the stages, below them all (it depends on nothing
+//! else in the crate): reading a file's bytes as text ([`decode`]: BOMs,
+//! UTF-16, Windows-1252, the size limit), where a reader's findings point
+//! ([`source`]: line spans, diagnostics), words and sentences with their
+//! character offsets ([`spans`]), content words, and HTML escaping for the
+//! pages the report and the web walker write.
+
+pub mod decode;
+pub mod source;
+pub(crate) mod spans;
 
 use std::collections::BTreeSet;
 
