@@ -6,21 +6,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use moviegraph::llm::{BlockingModel, Role};
-use moviegraph::store::Store;
-use moviegraph::trees::generate::GenerateOptions;
 use moviegraph::trees::import;
 use moviegraph::trees::jsonl::{read_tree_file, read_trees, save_trees_with, TreeFile};
 use moviegraph::trees::provenance::{BenchmarkImport, Provenance};
 use moviegraph::trees::schema::Tree;
 use moviegraph::trees::stats::{render, stats};
 use moviegraph::trees::validate::{is_valid, validate};
-use moviegraph::workspace::align::film_alignment;
-use moviegraph::workspace::cast::{model_role, open_llm};
-use moviegraph::workspace::film::FilmFolder;
-use moviegraph::workspace::graph::load_graph_with_settings;
-use moviegraph::workspace::lock::WriterLock;
-use moviegraph::workspace::trees::{generate_trees, mismatch_stop, parse_mix, TreesInput};
+use moviegraph::workspace::trees_generate::{
+    generate_film_trees, GenerateOutcome, GenerateRequest,
+};
 
 use super::models::GeneratorFlags;
 use super::report::Terminal;
@@ -219,125 +213,35 @@ pub fn trees(cmd: TreesCommand) -> anyhow::Result<Outcome> {
 }
 
 fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
-    if a.depth == 0 {
-        bail!("--depth must be at least 1");
-    }
-    let mix = parse_mix(&a.mix)?;
-    let folder = FilmFolder::open(&a.film_dir)?;
-    let slug = folder.slug.clone();
-    let store_path = moviegraph::store::resolve_path(a.store.as_deref());
-    // Generation may re-align the film (a stale alignment), which writes the store.
-    let _lock = WriterLock::acquire(
-        &store_path,
-        "moviegraph trees generate",
-        a.wait.mode(),
-        &Terminal::notes(),
-    )?;
-    let store = Store::open(&store_path)?;
-    // The blocks come from the store's alignment when it is current (as for `graph build`).
-    let (play, alignment, _) = film_alignment(&store, &folder, a.keyframes.as_deref())?;
-    if let Some(why) = mismatch_stop(&slug, &alignment.summary, a.text_only) {
-        eprintln!("{why}");
-        return Ok(Outcome::CheckFailed);
-    }
-    let (graph, settings) = load_graph_with_settings(&store, &slug, a.graph.as_deref())?;
-    let opts = GenerateOptions {
+    let request = GenerateRequest {
+        store: moviegraph::store::resolve_path(a.store.as_deref()),
+        config: a.models.load()?,
+        wait: a.wait.mode(),
+        film_dir: a.film_dir,
+        out: a.out,
+        graph: a.graph,
+        keyframes: a.keyframes,
         depth: a.depth,
         max_trees: a.max_trees,
-        mix,
+        mix: a.mix,
         seed: a.seed,
         include_trivia: a.include_trivia,
-        ..GenerateOptions::default()
-    };
-    let config = a.models.load()?;
-    let model_name = model_role(&config, Role::Generator);
-    let model = match &model_name {
-        Some(name) => {
-            let llm = open_llm(
-                config.clone(),
-                &store_path,
-                &format!("trees generate {slug}"),
-                None,
-            )?;
-            Some(
-                BlockingModel::new(llm.model(name, Role::Generator.name())?)
-                    .context("cannot start the model runtime")?,
-            )
-        }
-        None => None,
-    };
-    let input = TreesInput {
-        graph: &graph,
-        graph_settings: settings.as_ref(),
-        play: &play,
-        alignment: &alignment,
-        film_dir: Some(&a.film_dir),
         text_only: a.text_only,
     };
-    let out = generate_trees(&input, model, &opts)?;
-    let mut report = String::new();
-    if let Some(name) = &model_name {
-        let replaced = out.rejected.iter().filter(|r| r.replaced).count();
-        let model_rejected = out
-            .rejected
-            .iter()
-            .filter(|r| r.writer == out.writer)
-            .count();
-        for r in &out.rejected {
-            let _ = writeln!(report, "{r}");
+    match generate_film_trees(&request, &Terminal::notes())? {
+        GenerateOutcome::Mismatch(why) => {
+            eprintln!("{why}");
+            Ok(Outcome::CheckFailed)
         }
-        let _ = writeln!(
-            report,
-            "model {name}: {model_rejected} questions rejected ({replaced} replaced by the rules writer's, {} dropped)",
-            model_rejected - replaced
-        );
+        GenerateOutcome::Written { report, invalid } => {
+            emit(&report)?;
+            Ok(if invalid == 0 {
+                Outcome::Success
+            } else {
+                Outcome::CheckFailed
+            })
+        }
     }
-    for p in &out.problems {
-        let _ = writeln!(report, "{p}");
-    }
-    // Why questions were not written, most common first (`-v`).
-    let mut why: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for r in &out.rejected {
-        let reason = r.reason.split(':').take(2).collect::<Vec<_>>().join(":");
-        *why.entry(reason).or_default() += 1;
-    }
-    let mut why: Vec<(String, usize)> = why.into_iter().collect();
-    why.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    for (reason, n) in why {
-        tracing::debug!("{n} questions not written: {reason}");
-    }
-    let path = a.out.join(format!("{slug}.jsonl"));
-    save_trees_with(&path, Some(&out.provenance), &out.trees)?;
-    let _ = writeln!(
-        report,
-        "wrote {} ({} trees, {} questions; generator {}{}); {} questions not asked (not in the film: no timed subtitle cue), {} not worded or rejected, {} options without a follow-up above depth {}, {} invalid trees left out",
-        path.display(),
-        out.trees.len(),
-        out.questions(),
-        out.writer,
-        if a.text_only {
-            "; text-only: script-only trees, scenes the film may not contain included"
-        } else {
-            ""
-        },
-        out.not_in_film,
-        out.rejected.len(),
-        out.leaves_early,
-        a.depth,
-        out.invalid
-    );
-    let _ = writeln!(
-        report,
-        "{} (moviegraph trees audit {} for the table)",
-        out.audit.summary(),
-        path.display()
-    );
-    emit(&report)?;
-    Ok(if out.invalid == 0 {
-        Outcome::Success
-    } else {
-        Outcome::CheckFailed
-    })
 }
 
 fn read_all(files: &[PathBuf]) -> anyhow::Result<Vec<Tree>> {

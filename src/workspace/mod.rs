@@ -33,6 +33,7 @@ pub mod lock;
 pub mod run;
 pub mod score;
 pub mod trees;
+pub mod trees_generate;
 
 pub(crate) use error::bail;
 pub use error::{Cause, Context, Error, Result};
