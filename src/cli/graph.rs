@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use moviegraph::graph::build::{BuildOptions, FilmInput};
+use moviegraph::graph::build::BuildOptions;
 use moviegraph::graph::consensus::Rule;
 use moviegraph::graph::export::{to_dot, to_graphml, to_neo4j_csv};
 use moviegraph::graph::generate::gates::{family_rows, render_families};
@@ -17,10 +17,9 @@ use moviegraph::graph::stats::{render, stats};
 use moviegraph::graph::store::GraphStore;
 use moviegraph::graph::{Candidate, Graph, Item, Role, Status, Vote};
 use moviegraph::store::{self, Store};
-use moviegraph::workspace::align::film_blocks;
-use moviegraph::workspace::cast::{open_llm, GraphRoles};
-use moviegraph::workspace::film::{self, FilmFolder};
-use moviegraph::workspace::graph::{build_graph, build_settings, export_graph, latest_build};
+use moviegraph::workspace::film;
+use moviegraph::workspace::graph::{build_settings, export_graph, latest_build};
+use moviegraph::workspace::graph_build::{build_film_graph, BuildRequest};
 use moviegraph::workspace::lock::WriterLock;
 
 use super::models::GraphRoleFlags;
@@ -168,94 +167,27 @@ pub(super) fn open_store(flag: Option<&Path>) -> anyhow::Result<Store> {
 }
 
 fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
-    let folder = FilmFolder::open(&a.film.film_dir)?;
-    let slug = folder.slug.clone();
-    let store_path = store::resolve_path(a.film.store.as_deref());
-    let _lock = WriterLock::acquire(
-        &store_path,
-        "moviegraph graph build",
-        a.wait.mode(),
-        &Terminal::notes(),
-    )?;
-    let store = Store::open(&store_path)?;
-    let (play, blocks, source) = film_blocks(&store, &folder, a.keyframes.as_deref())?;
-    let config = a.models.load()?;
-    let chosen = GraphRoles::from_config(&config)?;
-    let llm = if chosen.needs_models() {
-        Some(open_llm(
-            config,
-            &store_path,
-            &format!("graph build {slug}"),
-            None,
-        )?)
-    } else {
-        None
-    };
-    let owned = chosen.open(llm.as_ref(), None)?;
-    let roles = owned.roles();
-    let opts = BuildOptions {
-        rule: match a.rule {
-            RuleArg::Unanimous => Rule::Unanimous,
-            RuleArg::Majority => Rule::Majority,
+    let request = BuildRequest {
+        store: store::resolve_path(a.film.store.as_deref()),
+        film_dir: a.film.film_dir,
+        keyframes: a.keyframes,
+        options: BuildOptions {
+            rule: match a.rule {
+                RuleArg::Unanimous => Rule::Unanimous,
+                RuleArg::Majority => Rule::Majority,
+            },
+            review: a.review,
+            resolve: ResolveOptions {
+                cap: a.group_cap.max(1),
+                ..ResolveOptions::default()
+            },
+            max_keyframes: a.max_keyframes,
+            stop_after: a.stop_after,
         },
-        review: a.review,
-        resolve: ResolveOptions {
-            cap: a.group_cap.max(1),
-            ..ResolveOptions::default()
-        },
-        max_keyframes: a.max_keyframes,
-        stop_after: a.stop_after,
+        wait: a.wait.mode(),
+        config: a.models.load()?,
     };
-    let title = play.title_field("title").map(str::to_owned);
-    let input = FilmInput {
-        slug: &slug,
-        title: title.as_deref(),
-        play: &play,
-        blocks: &blocks,
-    };
-    let report = build_graph(&store, &input, &roles, &opts, None, &mut |_| {})?.report;
-    let t = &report.totals;
-    let per = |x: u64| {
-        if report.processed == 0 {
-            0.0
-        } else {
-            x as f64 / report.processed as f64
-        }
-    };
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "film {slug}: stage graph ({})\n{}\nblocks {}: {} built now, {} already done{}\ncandidates proposed now: {}, dropped by validation: {}\ncalls per built block: generator {:.2}, auditors {:.2}, adjudicator {:.2}; time per block {:.2} ms",
-        chosen.describe(),
-        source.describe(),
-        report.blocks,
-        report.processed,
-        report.skipped,
-        if report.complete { "" } else { " (incomplete: run again to resume)" },
-        report.candidates,
-        t.dropped,
-        per(t.generator_calls),
-        per(t.auditor_calls),
-        per(t.adjudicator_calls),
-        per(t.elapsed_us) / 1000.0
-    );
-    for why in report.dropped.iter().take(DROPS_SHOWN) {
-        let _ = writeln!(out, "  dropped: {why}");
-    }
-    if report.dropped.len() > DROPS_SHOWN {
-        let _ = writeln!(
-            out,
-            "  … and {} more dropped (run with -v to log every one)",
-            report.dropped.len() - DROPS_SHOWN
-        );
-    }
-    if let Some(build) = report.build {
-        out.push_str(&render(&stats(
-            &store.graph_candidates(build)?,
-            &store.graph_merges(build)?,
-        )));
-    }
-    emit(&out)?;
+    emit(&build_film_graph(&request, &Terminal::notes())?)?;
     Ok(Outcome::Success)
 }
 
@@ -439,6 +371,3 @@ fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
     ))?;
     Ok(Outcome::Success)
 }
-
-/// Dropped items listed in the text output of `graph build`.
-const DROPS_SHOWN: usize = 10;

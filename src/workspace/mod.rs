@@ -28,6 +28,7 @@ pub mod eval;
 pub mod film;
 pub mod gates;
 pub mod graph;
+pub mod graph_build;
 pub mod graph_import;
 pub mod lock;
 pub mod run;
