@@ -342,33 +342,25 @@ fn parse_decoded(
     format: Option<SubtitleFormat>,
     path: &Path,
 ) -> Result<Subtitles, SubtitleError> {
-    let path_buf = || path.to_path_buf();
-    let (text, encoding) = decoded.map_err(|e| match e {
-        TextFileError::Io(source) => SubtitleError::Io {
-            path: path_buf(),
-            source,
-        },
-        TextFileError::IsDirectory => SubtitleError::Io {
-            path: path_buf(),
-            source: std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "is a directory, not a subtitle file",
-            ),
-        },
-        TextFileError::TooLarge { size, limit } => SubtitleError::TooLarge {
-            path: path_buf(),
-            size,
-            limit,
-        },
-        TextFileError::Empty => SubtitleError::Empty { path: path_buf() },
-        TextFileError::Binary { line } => SubtitleError::Binary {
-            path: path_buf(),
-            line,
-        },
-    })?;
+    let (text, encoding) = decoded.map_err(|e| e.for_file(path, "subtitle file"))?;
     let mut subs = parse_text(&text, format, Some(path))?;
     subs.encoding = encoding.name().to_string();
     Ok(subs)
+}
+
+impl decode::FileErrors for SubtitleError {
+    fn io(path: PathBuf, source: std::io::Error) -> Self {
+        SubtitleError::Io { path, source }
+    }
+    fn too_large(path: PathBuf, size: u64, limit: u64) -> Self {
+        SubtitleError::TooLarge { path, size, limit }
+    }
+    fn empty(path: PathBuf) -> Self {
+        SubtitleError::Empty { path }
+    }
+    fn binary(path: PathBuf, line: usize) -> Self {
+        SubtitleError::Binary { path, line }
+    }
 }
 
 /// Formats milliseconds as `HH:MM:SS.mmm` (hours grow past two digits when needed).

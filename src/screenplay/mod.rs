@@ -253,39 +253,59 @@ fn parse_decoded(
     format: Option<Format>,
     path: &Path,
 ) -> Result<Screenplay, ParseError> {
-    use decode::TextFileError as E;
-    let path_buf = || path.to_path_buf();
-    let (text, encoding) = decoded.map_err(|e| match e {
-        E::Io(source) => ParseError::Io {
-            path: path_buf(),
-            source,
-        },
-        E::IsDirectory => ParseError::Io {
-            path: path_buf(),
-            source: std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "is a directory, not a screenplay file",
-            ),
-        },
-        E::TooLarge { size, limit } => ParseError::TooLarge {
-            path: path_buf(),
-            size,
-            limit,
-        },
-        E::Empty => ParseError::Empty { path: path_buf() },
-        E::Binary { line } => ParseError::Binary {
-            path: path_buf(),
-            line,
-        },
-    })?;
+    let (text, encoding) = decoded.map_err(|e| e.for_file(path, "screenplay file"))?;
     let mut play = parse_text(&text, format, Some(path))?;
     play.encoding = encoding.name().to_string();
     Ok(play)
 }
 
+impl decode::FileErrors for ParseError {
+    fn io(path: PathBuf, source: std::io::Error) -> Self {
+        ParseError::Io { path, source }
+    }
+    fn too_large(path: PathBuf, size: u64, limit: u64) -> Self {
+        ParseError::TooLarge { path, size, limit }
+    }
+    fn empty(path: PathBuf) -> Self {
+        ParseError::Empty { path }
+    }
+    fn binary(path: PathBuf, line: usize) -> Self {
+        ParseError::Binary { path, line }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_that_is_not_readable_text_is_refused_naming_the_file_and_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = parse_file(dir.path(), None).unwrap_err();
+        assert!(matches!(e, ParseError::Io { .. }), "{e:?}");
+        assert!(
+            format!("{e}").contains(&dir.path().display().to_string()),
+            "{e}"
+        );
+        let source = std::error::Error::source(&e).map(|s| s.to_string());
+        assert_eq!(
+            source.as_deref(),
+            Some("is a directory, not a screenplay file"),
+            "{e:?}"
+        );
+        let empty = dir.path().join("empty.fountain");
+        std::fs::write(&empty, "  \n").unwrap();
+        assert!(matches!(
+            parse_file(&empty, None),
+            Err(ParseError::Empty { path }) if path == empty
+        ));
+        let binary = dir.path().join("binary.fountain");
+        std::fs::write(&binary, b"INT. A\n\x00\x01\x02").unwrap();
+        assert!(matches!(
+            parse_file(&binary, None),
+            Err(ParseError::Binary { line: 2, .. })
+        ));
+    }
 
     /// Found by the fountain fuzz target: a lone CR counted as a line break by
     /// one reader and not by the line count of the text, so spans ran past the end.

@@ -1,7 +1,7 @@
 //! Turning a file's bytes into text: BOMs, UTF-16, Latin-1/Windows-1252, and
 //! refusing what is not text at all.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252};
 
@@ -71,6 +71,41 @@ pub enum TextFileError {
         /// The line (counting `\n`) where the first such byte is.
         line: usize,
     },
+}
+
+/// A reader's own error for each way its file is not readable text, so that
+/// every reader turns a [`TextFileError`] into its error the same way
+/// ([`TextFileError::for_file`]).
+pub trait FileErrors {
+    /// The file could not be read (a directory is one such file).
+    fn io(path: PathBuf, source: std::io::Error) -> Self;
+    /// The file is over the size limit; it was not read.
+    fn too_large(path: PathBuf, size: u64, limit: u64) -> Self;
+    /// There is nothing in the file.
+    fn empty(path: PathBuf) -> Self;
+    /// The file holds binary data, first at this 1-based line.
+    fn binary(path: PathBuf, line: usize) -> Self;
+}
+
+impl TextFileError {
+    /// This error as a reader's own for the file at `path`, which was to be
+    /// a `what` ("screenplay file"): a directory is an I/O error saying so.
+    pub fn for_file<E: FileErrors>(self, path: &Path, what: &str) -> E {
+        let path = path.to_path_buf();
+        match self {
+            TextFileError::Io(source) => E::io(path, source),
+            TextFileError::IsDirectory => E::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("is a directory, not a {what}"),
+                ),
+            ),
+            TextFileError::TooLarge { size, limit } => E::too_large(path, size, limit),
+            TextFileError::Empty => E::empty(path),
+            TextFileError::Binary { line } => E::binary(path, line),
+        }
+    }
 }
 
 impl From<NotText> for TextFileError {
