@@ -6,7 +6,10 @@
 //!   allows, and ARCHITECTURE.md's crate table is that table, rendered;
 //! - no print macro below the top (`println!`, `eprintln!`, `print!`,
 //!   `eprint!`, `dbg!`): messages go through a `util::report::Reporter`;
-//! - no import loop between the files of one folder.
+//! - no import loop between the files of one folder;
+//! - a `cli` file takes from the stages and infrastructure only types and
+//!   constants (to build requests and print results): every sequence of
+//!   work is one call into `workspace`.
 
 /// Top-level modules, bottom up, with their layer's rank. A module may use
 /// modules of a lower rank only; modules that share a rank may not use each
@@ -203,6 +206,119 @@ fn crate_violations(files: &[(String, String)]) -> Vec<String> {
                             n + 1
                         ));
                     }
+                }
+            }
+        }
+    }
+    bad
+}
+
+/// The front end whose commands must each be one call into `workspace`.
+const THIN: &str = "cli";
+
+/// The names a path after `moviegraph::` (or `crate::`) brings in: its last
+/// segment, or each item's last segment of a `{…}` group (nested groups
+/// too); `x as y` counts as `x`.
+fn leaves(path: &str) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut rest = path;
+    loop {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        rest = &rest[name.len()..];
+        if !name.is_empty() {
+            segments.push(name);
+        }
+        match rest.strip_prefix("::") {
+            Some(after) if after.starts_with('{') => {
+                let mut depth = 0;
+                let mut items = Vec::new();
+                let mut item = String::new();
+                for c in after.chars() {
+                    match c {
+                        '{' => {
+                            depth += 1;
+                            if depth == 1 {
+                                continue;
+                            }
+                        }
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                items.push(std::mem::take(&mut item));
+                                break;
+                            }
+                        }
+                        ',' if depth == 1 => {
+                            items.push(std::mem::take(&mut item));
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    item.push(c);
+                }
+                return items
+                    .iter()
+                    .map(|i| i.split(" as ").next().unwrap_or("").trim().to_owned())
+                    .filter(|i| !i.is_empty())
+                    .flat_map(|i| leaves(&i))
+                    .collect();
+            }
+            Some(after) => rest = after,
+            None => break,
+        }
+    }
+    segments.last().cloned().into_iter().collect()
+}
+
+/// Names a `cli` file takes from a module below `workspace` that are not
+/// types or constants (a function, a module, a method of a type).
+fn thin_cli_violations(files: &[(String, String)]) -> Vec<String> {
+    let workspace = rank("workspace").unwrap_or(u8::MAX);
+    let mut bad = Vec::new();
+    for (rel, text) in files {
+        if owner(rel) != Some(THIN) {
+            continue;
+        }
+        // Comment lines out; a `use` group may span lines.
+        let code: String = text
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("//") {
+                    ""
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let code = code.split_whitespace().collect::<Vec<_>>().join(" ");
+        let code = code
+            .replace("{ ", "{")
+            .replace(" }", "}")
+            .replace(":: ", "::");
+        let mut rest = code.as_str();
+        while let Some(at) = rest.find("moviegraph::") {
+            let before = rest[..at].chars().last();
+            rest = &rest[at + "moviegraph::".len()..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let module: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if rank(&module).is_none_or(|r| r >= workspace) {
+                continue;
+            }
+            for leaf in leaves(rest) {
+                if !leaf.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    bad.push(format!(
+                        "src/{rel}: `cli` takes `{leaf}` from `{module}`; only types and \
+                         constants may come from below `workspace` (add a use case)"
+                    ));
                 }
             }
         }
@@ -473,4 +589,46 @@ fn the_check_catches_an_upward_import_and_accepts_a_downward_one() {
     assert!(bad[0].starts_with("src/store/x.rs:1:"), "{}", bad[0]);
     assert!(bad[1].contains("`graph` uses `trees`"), "{}", bad[1]);
     assert!(bad[2].contains("`walk` uses `bench`"), "{}", bad[2]);
+}
+
+#[test]
+fn every_cli_command_is_one_call_into_the_workspace() {
+    let bad = thin_cli_violations(&all_sources());
+    assert!(bad.is_empty(), "cli orchestration:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_thin_cli_check_catches_a_stage_function_and_accepts_types() {
+    let files = vec![
+        (
+            "cli/a.rs".to_owned(),
+            "use moviegraph::trees::jsonl::read_trees;\nuse moviegraph::graph::{Graph, stats::{render, Stats}};\n"
+                .to_owned(),
+        ),
+        (
+            "cli/b.rs".to_owned(),
+            "use moviegraph::store::{\n    self,\n    Store,\n};\nlet p = moviegraph::store::Store::open(x);\n// moviegraph::eval::run in a comment\n"
+                .to_owned(),
+        ),
+        (
+            "cli/c.rs".to_owned(),
+            "use moviegraph::workspace::run::run_pipeline;\nuse moviegraph::walk::tui;\nuse moviegraph::graph::calibrate::MIN_PRECISION;\nuse moviegraph::store::{resolve_path as p, STORE_ENV};\n"
+                .to_owned(),
+        ),
+        (
+            "workspace/d.rs".to_owned(),
+            "use crate::trees::jsonl::read_trees;".to_owned(),
+        ),
+    ];
+    let bad = thin_cli_violations(&files);
+    let taken: Vec<&str> = bad
+        .iter()
+        .map(|b| b.split('`').nth(3).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        taken,
+        vec!["read_trees", "render", "self", "open", "resolve_path"],
+        "{bad:#?}"
+    );
+    assert!(bad[0].starts_with("src/cli/a.rs: `cli` takes `read_trees` from `trees`"));
 }

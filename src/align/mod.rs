@@ -24,6 +24,7 @@ pub mod anchors;
 pub mod dp;
 pub mod eval;
 pub mod export;
+pub mod render;
 pub mod similarity;
 pub mod store;
 pub mod synth;

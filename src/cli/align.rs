@@ -1,22 +1,14 @@
 //! `moviegraph align`: a screenplay against a film's subtitles.
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
-use moviegraph::align::eval::{evaluate, EvalReport, Gold};
-use moviegraph::align::{export, AlignOptions, Alignment};
-use moviegraph::embed::{CachedEmbedder, Chunked, Embedder};
-use moviegraph::media::shots::FrameRate;
-use moviegraph::media::subtitles::format_ms;
-use moviegraph::store::{self, Store, STORE_ENV};
-use moviegraph::workspace::align::{align_film, AlignInputs};
-use moviegraph::workspace::embedder::choose;
+use moviegraph::align::AlignOptions;
+use moviegraph::store::STORE_ENV;
+use moviegraph::workspace::align_files::{align_files, AlignRequest};
+use moviegraph::workspace::store_path;
 
 use crate::args::EmbedderArgs;
-use moviegraph::workspace::film::{self, load_shots};
-use moviegraph::workspace::lock::WriterLock;
 
 use super::report::Terminal;
 use super::{emit, Outcome};
@@ -107,211 +99,36 @@ pub struct AlignArgs {
 
 /// Runs `moviegraph align`.
 pub fn align_cmd(args: AlignArgs) -> anyhow::Result<Outcome> {
-    let opts = AlignOptions {
-        naive: args.naive,
-        block_max_ms: args.block_max_s.saturating_mul(1000),
-        ..AlignOptions::default()
-    };
-    let fps = match &args.fps {
-        Some(text) => Some(
-            FrameRate::parse(text).with_context(|| format!("--fps {text}: not a frame rate"))?,
-        ),
-        None => None,
-    };
-    let shots = match &args.shots {
-        Some(path) => Some(load_shots(path, args.keyframes.as_deref(), fps)?),
-        None => None,
-    };
-    let inputs = AlignInputs::read(&args.script, &args.subtitles, shots, args.allow_bad_cues)?;
-    let embedder = choose(&args.embedding.spec(), &Terminal::notes())?;
-    let store_path = match &args.store {
-        Some(flag) => Some(store::resolve_path(
+    // --store saves (and caches embeddings); MOVIEGRAPH_STORE alone only caches.
+    let store = match &args.store {
+        Some(flag) => Some(store_path(
             Some(flag.as_path()).filter(|p| !p.as_os_str().is_empty()),
         )),
         None => std::env::var_os(STORE_ENV)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from),
     };
-    // Saving writes the store (and so does the embedding cache): one writer at a time.
-    let _lock = match &store_path {
-        Some(path) => Some(WriterLock::acquire(
-            path,
-            "moviegraph align",
-            args.wait.mode(),
-            &Terminal::notes(),
-        )?),
-        None => None,
+    let request = AlignRequest {
+        options: AlignOptions {
+            naive: args.naive,
+            block_max_ms: args.block_max_s.saturating_mul(1000),
+            ..AlignOptions::default()
+        },
+        save: args.store.is_some(),
+        store,
+        script: args.script,
+        subtitles: args.subtitles,
+        shots: args.shots,
+        keyframes: args.keyframes,
+        fps: args.fps,
+        json: args.json,
+        gold: args.eval,
+        film: args.film,
+        jsonl: args.jsonl,
+        allow_bad_cues: args.allow_bad_cues,
+        embedder: args.embedding.spec(),
+        wait: args.wait.mode(),
     };
-    let store = match &store_path {
-        Some(path) => Some(Store::open(path)?),
-        None => None,
-    };
-    // A long embedding pass (MiniLM on a feature film) shows its progress on
-    // a terminal; the bar stays hidden when stderr is redirected.
-    // Hidden until the first chunk, so an embedder that batches nothing (the
-    // hashed baseline) draws no bar at all.
-    let bar = indicatif::ProgressBar::hidden();
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "embedding {msg} {bar:30} {pos}/{len} texts · ETA {eta}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message(embedder.name().to_owned());
-    let chunked = Chunked::new(embedder.as_ref(), |done, total| {
-        if bar.is_hidden() {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        }
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    });
-    let cached;
-    let embedder: &dyn Embedder = match &store {
-        Some(store) => {
-            cached = CachedEmbedder::new(&chunked, store);
-            &cached
-        }
-        None => &chunked,
-    };
-    let film = match &args.film {
-        Some(slug) => slug.clone(),
-        None => film::slug(args.script.parent().unwrap_or(Path::new("."))),
-    };
-    let save = match (&args.store, &store) {
-        (Some(_), Some(db)) => Some((db, film.as_str())),
-        _ => None,
-    };
-    let aligned = align_film(inputs, &opts, embedder, save)?;
-    bar.finish_and_clear();
-    if let (Some(_), Some(path)) = (&args.store, &store_path) {
-        tracing::info!(
-            "stored the alignment of film {film} in {} ({} blocks)",
-            path.display(),
-            aligned.alignment.blocks.len()
-        );
-    }
-    let (play, subs, alignment) = (
-        &aligned.inputs.play,
-        &aligned.inputs.subtitles,
-        &aligned.alignment,
-    );
-    let elapsed = aligned.elapsed;
-    if let Some(out) = &args.jsonl {
-        let text = export::jsonl(&film, play, alignment);
-        if out.as_os_str() == "-" {
-            emit(&text)?;
-        } else {
-            std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
-        }
-    }
-    let report = match &args.eval {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let gold =
-                Gold::from_json(&text).with_context(|| format!("parsing {}", path.display()))?;
-            Some(evaluate(alignment, &gold, subs))
-        }
-        None => None,
-    };
-    if args.json {
-        let mut value = serde_json::to_value(alignment)?;
-        if let Some(r) = &report {
-            value["eval"] = serde_json::to_value(r)?;
-        }
-        emit(&(serde_json::to_string_pretty(&value)? + "\n"))?;
-    } else {
-        let mut out = summary(alignment);
-        let _ = writeln!(out, "time: {:.2} ms", elapsed.as_secs_f64() * 1000.0);
-        if let Some(r) = &report {
-            out.push_str(&eval_text(r));
-        }
-        emit(&out)?;
-    }
+    emit(&align_files(&request, &Terminal::new(false))?)?;
     Ok(Outcome::Success)
-}
-
-fn time(ms: Option<u64>) -> String {
-    ms.map_or_else(|| "--".to_owned(), format_ms)
-}
-
-/// A readable summary of an alignment.
-pub fn summary(a: &Alignment) -> String {
-    let s = &a.summary;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "verdict: {}\ncoverage: {:.1}% ({} of {} dialogue lines, {} cues)\nmean confidence: {:.3}\nanchors: {}  dp cells: {}  moved-scene lines: {}  embedder: {}",
-        s.verdict.as_str().to_uppercase(),
-        s.coverage * 100.0,
-        s.matched,
-        s.dialogue_lines,
-        s.cues,
-        s.mean_confidence,
-        s.anchors,
-        s.dp_cells,
-        s.moved_lines,
-        s.embedder
-    );
-    match &s.unrelated {
-        Some(u) => {
-            let _ = writeln!(
-                out,
-                "calibration: unrelated line-cue cosine median {:.3}, 99th percentile {:.3} ({} pairs); lone-gap lines matched: {}",
-                u.median, u.high, u.pairs, s.lone_pairs
-            );
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "calibration: none (fewer than 40 lines or cues to measure unrelated pairs on); no lone-gap pass"
-            );
-        }
-    }
-    let _ = writeln!(out, "blocks:");
-    for b in &a.blocks {
-        let _ = writeln!(
-            out,
-            "  {:>3}  scene {:>3}  elements {:>4}-{:<4}  {} - {}",
-            b.id,
-            b.scene + 1,
-            b.elements[0],
-            b.elements[1],
-            time(b.start_ms),
-            time(b.end_ms)
-        );
-    }
-    out
-}
-
-/// The evaluation figures as text.
-pub fn eval_text(r: &EvalReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "eval: precision {:.4} ({} of {} matched lines exact; overlap {:.4})\n      recall {:.4} ({} of {} gold-matched lines)\n      cut lines unmatched {:.4} ({} cut)  ad-lib cues unmatched {:.4} ({} ad-libs)\n      line timing error mean {:.0} ms, median {:.0} ms\n      scene start error mean {:.0} ms, max {} ms",
-        r.precision,
-        r.exact,
-        r.predicted_matched,
-        r.precision_overlap,
-        r.recall,
-        r.exact,
-        r.gold_matched,
-        r.cut_accuracy,
-        r.cut_lines,
-        r.adlib_accuracy,
-        r.adlib_cues,
-        r.timing_mean_ms,
-        r.timing_median_ms,
-        r.scene_start_mean_ms,
-        r.scene_start_max_ms
-    );
-    for m in &r.misses {
-        let _ = writeln!(
-            out,
-            "      miss: line {} ({}) predicted {:?} gold {:?}",
-            m.line, m.status, m.predicted, m.gold
-        );
-    }
-    out
 }

@@ -1,26 +1,15 @@
 //! `moviegraph graph`: build, inspect, review and export the Social-Causal Graph.
 
-use moviegraph::graph::trajectory::{render_text, trajectories, TRAJECTORY_CHARACTERS};
-use std::fmt::Write as _;
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use moviegraph::graph::build::BuildOptions;
 use moviegraph::graph::consensus::Rule;
-use moviegraph::graph::export::{to_dot, to_graphml, to_neo4j_csv};
-use moviegraph::graph::generate::gates::{family_rows, render_families};
-use moviegraph::graph::generate::rules::GATED;
 use moviegraph::graph::resolve::ResolveOptions;
-use moviegraph::graph::stats::{render, stats};
-use moviegraph::graph::store::GraphStore;
-use moviegraph::graph::{Candidate, Graph, Item, Role, Status, Vote};
-use moviegraph::store::{self, Store};
-use moviegraph::workspace::film;
-use moviegraph::workspace::graph::{build_settings, export_graph, latest_build};
 use moviegraph::workspace::graph_build::{build_film_graph, BuildRequest};
-use moviegraph::workspace::lock::WriterLock;
+use moviegraph::workspace::graph_files::{describe, export_files, graph_stats, GraphForm, Review};
+use moviegraph::workspace::store_path;
 
 use super::models::GraphRoleFlags;
 use super::report::Terminal;
@@ -161,14 +150,9 @@ pub fn graph(cmd: GraphCommand) -> anyhow::Result<Outcome> {
     }
 }
 
-pub(super) fn open_store(flag: Option<&Path>) -> anyhow::Result<Store> {
-    let path = store::resolve_path(flag);
-    Ok(Store::open(&path)?)
-}
-
 fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
     let request = BuildRequest {
-        store: store::resolve_path(a.film.store.as_deref()),
+        store: store_path(a.film.store.as_deref()),
         film_dir: a.film.film_dir,
         keyframes: a.keyframes,
         options: BuildOptions {
@@ -192,137 +176,26 @@ fn build_cmd(a: BuildArgs) -> anyhow::Result<Outcome> {
 }
 
 fn stats_cmd(a: FilmArgs) -> anyhow::Result<Outcome> {
-    let slug = film::slug(&a.film_dir);
-    let store = open_store(a.store.as_deref())?;
-    let (build, settings) = latest_build(&store, &slug)?;
-    let candidates = store.graph_candidates(build)?;
-    let s = stats(&candidates, &store.graph_merges(build)?);
-    let paths = trajectories(&Graph::assemble(&slug, &candidates), TRAJECTORY_CHARACTERS);
-    // The rules generator's families (a model's notes are no families).
-    let generator = build_settings(&settings).map(|s| s.generator);
-    let families = generator
-        .as_deref()
-        .filter(|g| matches!(*g, "rules" | GATED))
-        .map(|g| (g, family_rows(&candidates)));
-    if a.json {
-        // The construction figures as before, with the trajectories beside them.
-        let mut v = serde_json::to_value(&s)?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("trajectories".into(), serde_json::to_value(&paths)?);
-            if let Some((g, rows)) = &families {
-                o.insert(
-                    "rule_families".into(),
-                    serde_json::json!({"generator": g, "families": rows}),
-                );
-            }
-        }
-        emit(&(serde_json::to_string_pretty(&v)? + "\n"))?;
-    } else {
-        let families = families.map_or(String::new(), |(g, rows)| {
-            format!("\n{}", render_families(g, &rows))
-        });
-        emit(&format!(
-            "{}{families}\n{}",
-            render(&s),
-            render_text(&paths)
-        ))?;
-    }
+    let store = store_path(a.store.as_deref());
+    emit(&graph_stats(&a.film_dir, &store, a.json)?)?;
     Ok(Outcome::Success)
 }
 
 fn export_cmd(a: ExportArgs) -> anyhow::Result<Outcome> {
-    let slug = film::slug(&a.film.film_dir);
-    let store = open_store(a.film.store.as_deref())?;
-    let (build, settings) = latest_build(&store, &slug)?;
-    let candidates = store.graph_candidates(build)?;
-    let g = Graph::assemble(&slug, &candidates);
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let write = |ext: &str, text: &str| -> anyhow::Result<PathBuf> {
-        let path = a.out.join(format!("{slug}.{ext}"));
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-        Ok(path)
+    let store = store_path(a.film.store.as_deref());
+    let form = match a.format {
+        FormatArg::Json => GraphForm::Json,
+        FormatArg::Graphml => GraphForm::Graphml,
+        FormatArg::Dot => GraphForm::Dot,
+        FormatArg::Neo4jCsv => GraphForm::Neo4jCsv,
     };
-    let written = match a.format {
-        FormatArg::Json => vec![write(
-            "json",
-            &export_graph(&store, &slug, build, &settings)?.json,
-        )?],
-        FormatArg::Graphml => vec![write("graphml", &to_graphml(&g))?],
-        FormatArg::Dot => vec![write("dot", &to_dot(&g))?],
-        FormatArg::Neo4jCsv => {
-            let (nodes, rels) = to_neo4j_csv(&g);
-            vec![write("nodes.csv", &nodes)?, write("edges.csv", &rels)?]
-        }
-    };
-    let mut out = String::new();
-    for p in written {
-        let _ = writeln!(
-            out,
-            "wrote {} ({} nodes, {} edges)",
-            p.display(),
-            g.nodes.len(),
-            g.edges.len()
-        );
-    }
-    emit(&out)?;
+    emit(&export_files(&a.film.film_dir, &store, form, &a.out)?)?;
     Ok(Outcome::Success)
 }
 
-fn show(c: &Candidate) -> String {
-    let mut out = String::new();
-    let what = match &c.item {
-        Item::Node(n) => format!("{} {}", n.kind.as_str(), n.name),
-        Item::Edge(e) => format!("{} {} -> {}", e.kind.as_str(), e.source, e.target),
-    };
-    let _ = writeln!(
-        out,
-        "── {} (block {})\n   {what}\n   proposed because: {}",
-        c.id, c.block, c.reason
-    );
-    for ev in c.item.evidence() {
-        let _ = writeln!(
-            out,
-            "   evidence [element {} {}..{}]: “{}”",
-            ev.element, ev.start, ev.end, ev.quote
-        );
-        for k in &ev.keyframes {
-            let _ = writeln!(out, "     keyframe {k}");
-        }
-    }
-    for v in &c.votes {
-        let _ = writeln!(
-            out,
-            "   {} says {}: {}",
-            v.judge,
-            if v.accept { "accept" } else { "reject" },
-            v.rationale
-        );
-    }
-    out
-}
-
 fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
-    let slug = film::slug(&a.film.film_dir);
-    let store_path = store::resolve_path(a.film.store.as_deref());
-    let _lock = WriterLock::acquire(
-        &store_path,
-        "moviegraph graph review",
-        a.wait.mode(),
-        &Terminal::notes(),
-    )?;
-    let store = Store::open(&store_path)?;
-    let (build, _) = latest_build(&store, &slug)?;
-    let pending: Vec<Candidate> = store
-        .graph_candidates(build)?
-        .into_iter()
-        .filter(|c| c.status == Status::Escalated)
-        .collect();
-    let human = |accept: bool, note: &str| Vote {
-        judge: "human".to_owned(),
-        role: Role::Human,
-        accept,
-        rationale: note.to_owned(),
-    };
+    let store = store_path(a.film.store.as_deref());
+    let review = Review::open(&a.film.film_dir, &store, a.wait.mode(), &Terminal::notes())?;
     if !a.accept.is_empty() || !a.reject.is_empty() {
         let decisions = a
             .accept
@@ -331,35 +204,33 @@ fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
             .chain(a.reject.iter().map(|id| (id, false)));
         let mut out = String::new();
         for (id, accept) in decisions {
-            if !pending.iter().any(|c| &c.id == id) {
-                bail!("{id}: not an escalated candidate of film {slug}");
-            }
-            let status = store.graph_review(build, id, &human(accept, &a.note))?;
-            let _ = writeln!(out, "{id}: {}", status.as_str());
+            let status = review.decide(id, accept, &a.note)?;
+            out.push_str(&format!("{id}: {}\n", status.as_str()));
         }
         emit(&out)?;
         return Ok(Outcome::Success);
     }
-    if pending.is_empty() {
+    if review.pending.is_empty() {
         emit(&format!(
-            "film {slug}: no escalated candidate waits for review\n"
+            "film {}: no escalated candidate waits for review\n",
+            review.slug
         ))?;
         return Ok(Outcome::Success);
     }
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut decided = 0;
-    for c in &pending {
+    for c in &review.pending {
         emit(
-            &(show(c)
+            &(describe(c)
                 + "   [a]ccept, [r]eject (optionally followed by a reason), [s]kip, [q]uit: "),
         )?;
         let Some(line) = lines.next() else { break };
         let line = line?;
         let (cmd, note) = line.trim().split_once(' ').unwrap_or((line.trim(), ""));
         match cmd {
-            "a" | "accept" => store.graph_review(build, &c.id, &human(true, note))?,
-            "r" | "reject" => store.graph_review(build, &c.id, &human(false, note))?,
+            "a" | "accept" => review.decide(&c.id, true, note)?,
+            "r" | "reject" => review.decide(&c.id, false, note)?,
             "q" | "quit" => break,
             _ => continue,
         };
@@ -367,7 +238,7 @@ fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
     }
     emit(&format!(
         "\nrecorded {decided} decision(s); {} escalated before\n",
-        pending.len()
+        review.pending.len()
     ))?;
     Ok(Outcome::Success)
 }

@@ -8,8 +8,8 @@ use clap::Args;
 use crate::args::SimilarityArg;
 use moviegraph::graph::calibrate::Calibration;
 use moviegraph::graph::score::{GraphScore, Prf};
-use moviegraph::store;
 use moviegraph::workspace::score::{calibrate_similarity, score_graph, ScoreRequest};
+use moviegraph::workspace::store_path;
 
 use super::{emit, Outcome};
 
@@ -56,7 +56,7 @@ pub fn score_cmd(a: ScoreArgs) -> anyhow::Result<Outcome> {
     let req = ScoreRequest {
         target: a.target.clone(),
         gold: a.gold.clone(),
-        store: store::resolve_path(a.store.as_deref()),
+        store: store_path(a.store.as_deref()),
         similarity: a.similarity.into(),
         model_dir: a.model_dir.clone(),
         threshold: a.threshold,

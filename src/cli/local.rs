@@ -1,11 +1,9 @@
 //! `moviegraph local`: try the in-process GGUF backend directly.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
-use moviegraph::llm::local::{resolve_model_path, ChatTurn, GenParams, LoadOptions, LocalModel};
+use moviegraph::workspace::local_generate::{generate_locally, LocalRequest};
 
 use super::{emit, Outcome};
 
@@ -68,69 +66,16 @@ pub fn local(cmd: LocalCommand) -> anyhow::Result<Outcome> {
 }
 
 fn generate(args: GenerateArgs) -> anyhow::Result<Outcome> {
-    let schema = match &args.schema {
-        Some(p) => {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            let v: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("{}: not JSON", p.display()))?;
-            Some(v)
-        }
-        None => None,
-    };
-    let path = resolve_model_path(args.model.as_deref())?;
-    let model = LocalModel::load(&path, &LoadOptions::default())?;
-    let mut turns = Vec::new();
-    if let Some(s) = &args.system {
-        turns.push(ChatTurn::new("system", s.clone()));
-    }
-    turns.push(ChatTurn::new("user", args.prompt.clone()));
-    let params = GenParams {
+    let request = LocalRequest {
+        model: args.model,
+        prompt: args.prompt,
+        system: args.system,
+        schema: args.schema,
         max_tokens: args.max_tokens,
         temperature: args.temperature,
         seed: args.seed,
-        top_logprobs: 0,
+        json: args.json,
     };
-    let g = model
-        .generate(&turns, &params, schema.as_ref())
-        .with_context(|| format!("generating with {}", path.display()))?;
-    let gen_tps = g.completion_tokens as f64 / g.timing.gen_secs.max(1e-9);
-    if args.json {
-        let v = serde_json::json!({
-            "model": model.info().name,
-            "engine": model.info().engine,
-            "text": g.text,
-            "prompt_tokens": g.prompt_tokens,
-            "completion_tokens": g.completion_tokens,
-            "finish_reason": g.finish_reason.as_str(),
-            "dropped_turns": g.dropped_turns,
-            "prompt_secs": g.timing.prompt_secs,
-            "gen_secs": g.timing.gen_secs,
-            "mask_secs": g.timing.mask_secs,
-        });
-        emit(&format!("{v:#}\n"))?;
-    } else {
-        let mut out = format!("{}\n", g.text);
-        let _ = writeln!(
-            out,
-            "-- {} ({}, {}): {} prompt + {} completion tokens, finish {}, {:.1} tok/s{}",
-            model.info().name,
-            model.info().arch,
-            model.info().engine,
-            g.prompt_tokens,
-            g.completion_tokens,
-            g.finish_reason.as_str(),
-            gen_tps,
-            if schema.is_some() {
-                format!(
-                    ", masks {:.2} ms/token",
-                    1e3 * g.timing.mask_secs / g.completion_tokens.max(1) as f64
-                )
-            } else {
-                String::new()
-            }
-        );
-        emit(&out)?;
-    }
+    emit(&generate_locally(&request)?)?;
     Ok(Outcome::Success)
 }

@@ -1,11 +1,10 @@
 //! `moviegraph models`: the resolved roles, and a live check of every model.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use moviegraph::llm::local::backend::resolve_configured;
-use moviegraph::llm::{BackendKind, Config, Llm, Role, RoleOverrides};
+use moviegraph::llm::{Config, Role, RoleOverrides};
+use moviegraph::workspace::models::list_models;
 
 use super::{emit, Outcome};
 
@@ -150,11 +149,6 @@ impl EvalRoleFlags {
         &self.subject
     }
 
-    /// The first `--subject` value, if given.
-    pub fn subject(&self) -> Option<&str> {
-        self.subject.first().map(String::as_str)
-    }
-
     /// The `--judge` value, if given.
     pub fn judge(&self) -> Option<&str> {
         self.judge.as_deref()
@@ -172,20 +166,9 @@ pub struct ConfigFlag {
 }
 
 impl ConfigFlag {
-    /// Loads the configuration and opens the model layer on its own
-    /// connection to the store at `store_path`.
-    pub fn open_llm(
-        &self,
-        store_path: &std::path::Path,
-        run_label: &str,
-        max_cost: Option<f64>,
-    ) -> anyhow::Result<Llm> {
-        Ok(moviegraph::workspace::cast::open_llm(
-            load_with(self.config.as_deref(), &[], None)?,
-            store_path,
-            run_label,
-            max_cost,
-        )?)
+    /// Loads the configuration.
+    pub fn load(&self) -> anyhow::Result<Config> {
+        load_with(self.config.as_deref(), &[], None)
     }
 }
 
@@ -258,98 +241,8 @@ pub fn models(cmd: ModelsCommand) -> anyhow::Result<Outcome> {
     }
 }
 
-fn describe(config: &Config, name: &str) -> String {
-    let m = &config.models[name];
-    let mut s = format!("{name} [{}]", m.backend.name());
-    match m.backend {
-        BackendKind::Openai => {
-            let _ = write!(
-                s,
-                " {} at {}",
-                m.model.as_deref().unwrap_or(name),
-                m.urls().join(", ")
-            );
-            if let Some(var) = &m.api_key_env {
-                let state = if std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
-                    "set"
-                } else {
-                    "NOT SET"
-                };
-                let _ = write!(s, ", key from ${var} ({state})");
-            }
-        }
-        BackendKind::Replay => {
-            let _ = write!(s, " of {}", m.replay_of.as_deref().unwrap_or("?"));
-            if let Some(p) = &m.replay_store {
-                let _ = write!(s, " from {}", p.display());
-            }
-        }
-        BackendKind::Local => match resolve_configured(name, m.path.as_deref(), &config.source) {
-            Ok(p) => {
-                let _ = write!(s, " {}", p.display());
-            }
-            Err(why) => {
-                let _ = write!(s, " MISSING ({why})");
-            }
-        },
-        BackendKind::Rules => {}
-    }
-    let _ = write!(
-        s,
-        "; concurrency {}, timeout {} s",
-        m.concurrency, m.timeout_s
-    );
-    if let Some(t) = m.temperature {
-        let _ = write!(s, ", temperature {t}");
-    }
-    if let Some(n) = m.max_tokens {
-        let _ = write!(s, ", max_tokens {n}");
-    }
-    if let Some(seed) = m.seed {
-        let _ = write!(s, ", seed {seed}");
-    }
-    if m.price_input_per_1k > 0.0 || m.price_output_per_1k > 0.0 {
-        let _ = write!(
-            s,
-            ", price {}/{} per 1K in/out",
-            m.price_input_per_1k, m.price_output_per_1k
-        );
-    }
-    s
-}
-
 fn list(config: &Config) -> anyhow::Result<Outcome> {
-    let mut out = format!("configuration: {}\n\nroles:\n", config.source.display());
-    for role in Role::ALL {
-        let names = config.role(role);
-        let _ = write!(out, "  {:<12} {}", role.name(), names.join(", "));
-        // A subject on the rules backend is listed, and `eval run` refuses
-        // it: say so here, where it is read.
-        if role == Role::Subject
-            && names
-                .iter()
-                .any(|n| moviegraph::workspace::cast::check_subject(n, config).is_err())
-        {
-            let _ = write!(
-                out,
-                "  (the rules backend answers no questions: eval run needs --subject with an \
-                 offline baseline, {}, or an answering model)",
-                moviegraph::eval::subject::BASELINES.join(", ")
-            );
-        }
-        out.push('\n');
-    }
-    out.push_str("\nmodels:\n");
-    for name in config.models.keys() {
-        let _ = writeln!(out, "  {}", describe(config, name));
-    }
-    let c = &config.client;
-    let _ = writeln!(
-        out,
-        "\nclient: {} retries, backoff {}..{} ms, deadline {} s, {} repairs",
-        c.max_retries, c.backoff_base_ms, c.backoff_max_ms, c.deadline_s, c.max_repairs
-    );
-    emit(&out)?;
+    emit(&list_models(config))?;
     Ok(Outcome::Success)
 }
 

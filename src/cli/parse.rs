@@ -1,13 +1,10 @@
 //! `moviegraph parse`: one screenplay file to typed elements.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
-use moviegraph::screenplay::compare::{compare, Comparison};
-use moviegraph::screenplay::summary::summary;
-use moviegraph::screenplay::{self, Format};
+use moviegraph::screenplay::Format;
+use moviegraph::workspace::parse_file::read_screenplay;
 
 use super::{emit, Outcome};
 
@@ -72,71 +69,15 @@ impl FormatArg {
 
 /// Parses one file and prints its summary, JSON, or comparison.
 pub fn parse(args: ParseArgs) -> anyhow::Result<Outcome> {
-    let play = screenplay::parse_file(&args.file, args.format.format())?;
-    if let Some(reference) = &args.against {
-        let reference = screenplay::parse_file(reference, None)
-            .with_context(|| format!("reading the reference {}", reference.display()))?;
-        let cmp = compare(&play.elements, &reference.elements);
-        if args.json {
-            emit(&(serde_json::to_string_pretty(&cmp)? + "\n"))?;
-        } else {
-            emit(&comparison_table(&cmp))?;
-        }
-        let worst = cmp
-            .kinds
-            .values()
-            .map(|k| k.f1 * 100.0)
-            .fold(100.0, f64::min);
-        return Ok(if worst + 1e-9 >= args.min_f1 {
-            Outcome::Success
-        } else {
-            Outcome::CheckFailed
-        });
-    }
-    if args.json {
-        emit(&(serde_json::to_string_pretty(&play)? + "\n"))?;
-    } else {
-        emit(&summary(&play, true))?;
-    }
-    Ok(Outcome::Success)
-}
-
-/// The per-kind precision/recall/F1 table of a comparison.
-pub fn comparison_table(cmp: &Comparison) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:<15} {:>6} {:>6} {:>6} {:>8} {:>8} {:>8}",
-        "kind", "ref", "pred", "match", "P %", "R %", "F1 %"
-    );
-    for (kind, k) in &cmp.kinds {
-        let _ = writeln!(
-            s,
-            "{:<15} {:>6} {:>6} {:>6} {:>8.2} {:>8.2} {:>8.2}",
-            kind.as_str(),
-            k.reference,
-            k.predicted,
-            k.matched,
-            k.precision * 100.0,
-            k.recall * 100.0,
-            k.f1 * 100.0
-        );
-    }
-    let _ = writeln!(s, "micro F1: {:.2} %", cmp.micro_f1 * 100.0);
-    for (k, line, text) in &cmp.missed {
-        let _ = writeln!(s, "  missed   {k} (ref line {line}): {}", clip(text));
-    }
-    for (k, line, text) in &cmp.spurious {
-        let _ = writeln!(s, "  spurious {k} (line {line}): {}", clip(text));
-    }
-    s
-}
-
-fn clip(text: &str) -> String {
-    let t: String = text.chars().take(70).collect();
-    if t.len() < text.len() {
-        format!("{t}…")
-    } else {
-        t
-    }
+    let read = read_screenplay(
+        &args.file,
+        args.format.format(),
+        args.against.as_deref(),
+        args.json,
+    )?;
+    emit(&read.text)?;
+    Ok(match read.worst_f1 {
+        Some(worst) if worst + 1e-9 < args.min_f1 => Outcome::CheckFailed,
+        _ => Outcome::Success,
+    })
 }

@@ -1,17 +1,14 @@
 //! `moviegraph trees`: generate question trees from the verified graph,
 //! validate tree files (ours or anyone's), tabulate them, import them.
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::{Args, Subcommand};
-use moviegraph::trees::import;
-use moviegraph::trees::jsonl::{read_tree_file, read_trees, save_trees_with, TreeFile};
-use moviegraph::trees::provenance::{BenchmarkImport, Provenance};
-use moviegraph::trees::schema::Tree;
-use moviegraph::trees::stats::{render, stats};
-use moviegraph::trees::validate::{is_valid, validate};
+use moviegraph::workspace::store_path;
+use moviegraph::workspace::trees_files::{
+    export_trees, import_trees, stats_text, validate_files, ExportForm, ImportRequest, ImportSource,
+};
 use moviegraph::workspace::trees_generate::{
     generate_film_trees, GenerateOutcome, GenerateRequest,
 };
@@ -214,7 +211,7 @@ pub fn trees(cmd: TreesCommand) -> anyhow::Result<Outcome> {
 
 fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     let request = GenerateRequest {
-        store: moviegraph::store::resolve_path(a.store.as_deref()),
+        store: store_path(a.store.as_deref()),
         config: a.models.load()?,
         wait: a.wait.mode(),
         film_dir: a.film_dir,
@@ -244,43 +241,10 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<Outcome> {
     }
 }
 
-fn read_all(files: &[PathBuf]) -> anyhow::Result<Vec<Tree>> {
-    let mut all = Vec::new();
-    for f in files {
-        all.extend(read_trees(f)?);
-    }
-    Ok(all)
-}
-
-fn check(file: &Path, trees: &[Tree], out: &mut String) -> usize {
-    let mut bad = 0;
-    for tree in trees {
-        let problems = validate(tree);
-        for p in &problems {
-            let _ = writeln!(out, "{}: {p}", file.display());
-        }
-        if !is_valid(&problems) {
-            bad += 1;
-        }
-    }
-    bad
-}
-
 fn validate_cmd(a: FilesArgs) -> anyhow::Result<Outcome> {
-    let mut out = String::new();
-    let (mut total, mut bad) = (0, 0);
-    for f in &a.files {
-        let trees = read_trees(f)?;
-        total += trees.len();
-        bad += check(f, &trees, &mut out);
-    }
-    let _ = writeln!(
-        out,
-        "{total} trees checked: {} valid, {bad} invalid",
-        total - bad
-    );
-    emit(&out)?;
-    Ok(if bad == 0 {
+    let (text, valid) = validate_files(&a.files)?;
+    emit(&text)?;
+    Ok(if valid {
         Outcome::Success
     } else {
         Outcome::CheckFailed
@@ -288,190 +252,48 @@ fn validate_cmd(a: FilesArgs) -> anyhow::Result<Outcome> {
 }
 
 fn stats_cmd(a: StatsArgs) -> anyhow::Result<Outcome> {
-    let trees = read_all(&a.files.files)?;
-    let s = stats(&trees);
-    if a.json {
-        emit(&(serde_json::to_string_pretty(&s)? + "\n"))?;
-    } else {
-        emit(&render(&s))?;
-    }
+    emit(&stats_text(&a.files.files, a.json)?)?;
     Ok(Outcome::Success)
 }
 
 fn import_cmd(a: ImportArgs) -> anyhow::Result<Outcome> {
-    if a.texts.is_some() && a.from != ImportFrom::MumaTom {
-        bail!("--texts is read only with --from muma-tom");
-    }
-    if a.from == ImportFrom::Trees {
-        if a.name.is_some() {
-            bail!("--name is for benchmark imports; a tree file names its own film");
-        }
-        return import_tree_file(a);
-    }
-    let name = match (&a.name, a.from) {
-        (Some(name), _) => name.clone(),
-        (None, ImportFrom::MumaTom) => import::muma::NAME.to_owned(),
-        (None, _) => a
-            .file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-    };
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        || name.starts_with('.')
-    {
-        bail!("the benchmark name {name:?} must be letters, digits, '-', '_' or '.' (give --name)");
-    }
-    let (trees, format, mut files) = match a.from {
-        ImportFrom::MumaTom => (
-            import::muma::read(&a.file, a.texts.as_deref())?,
-            "muma-tom",
-            vec![a.file.display().to_string()],
-        ),
-        _ => (
-            import::items::read(&a.file, &name)?,
-            "items",
-            vec![a.file.display().to_string()],
-        ),
-    };
-    let trees: Vec<Tree> = match a.from {
-        // MuMA-ToM's trees are built under its own name; a chosen --name renames them.
-        ImportFrom::MumaTom if name != import::muma::NAME => trees
-            .into_iter()
-            .map(|mut t| {
-                t.id = format!("{name}{}", &t.id[import::muma::NAME.len()..]);
-                t.film = name.clone();
-                t
-            })
-            .collect(),
-        _ => trees,
-    };
-    if let Some(texts) = &a.texts {
-        files.push(texts.display().to_string());
-    }
-    let mut out = String::new();
-    if check(&a.file, &trees, &mut out) > 0 {
-        out.push_str("not imported: the questions above do not make valid trees\n");
-        emit(&out)?;
-        return Ok(Outcome::CheckFailed);
-    }
-    let path = a.out.join(format!("{name}.jsonl"));
-    let provenance = Provenance::benchmark(
-        &trees,
-        BenchmarkImport {
-            format: format.into(),
-            files,
-            questions: trees.len(),
+    let request = ImportRequest {
+        file: a.file,
+        from: match a.from {
+            ImportFrom::Trees => ImportSource::Trees,
+            ImportFrom::MumaTom => ImportSource::MumaTom,
+            ImportFrom::Items => ImportSource::Items,
         },
-    );
-    save_trees_with(&path, Some(&provenance), &trees)?;
-    let by_label = import::count_by(&trees, |n| n.tags.belief_goal.clone());
-    let by_format = import::count_by(&trees, |n| Some(n.format.as_str().to_owned()));
-    let list = |m: &std::collections::BTreeMap<String, usize>| {
-        m.iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        texts: a.texts,
+        name: a.name,
+        out: a.out,
     };
-    let _ = writeln!(
-        out,
-        "imported {} questions of {name} into {} (one single-node tree each; {})",
-        trees.len(),
-        path.display(),
-        list(&by_format)
-    );
-    if !by_label.is_empty() {
-        let _ = writeln!(out, "  by label: {}", list(&by_label));
-    }
-    let relabelled = import::count_by(&trees, |n| {
-        n.tags
-            .other
-            .get(import::muma::RELEASE_LABEL_TAG)
-            .map(|l| format!("{l} → {}", n.tags.belief_goal.as_deref().unwrap_or("?")))
-    });
-    if !relabelled.is_empty() {
-        let _ = writeln!(
-            out,
-            "  relabelled by their wording, where the file's label contradicts the question's \
-             template (the file's label kept as tag {}): {}",
-            import::muma::RELEASE_LABEL_TAG,
-            list(&relabelled)
-        );
-    }
-    let _ = writeln!(
-        out,
-        "  evaluate: moviegraph eval run --trees {} --subject random",
-        path.display()
-    );
-    emit(&out)?;
-    Ok(Outcome::Success)
+    let imported = import_trees(&request)?;
+    emit(&imported.text)?;
+    Ok(if imported.imported {
+        Outcome::Success
+    } else {
+        Outcome::CheckFailed
+    })
 }
 
 fn export_cmd(a: ExportArgs) -> anyhow::Result<Outcome> {
-    let mut trees = Vec::new();
-    for f in &a.files {
-        trees.extend(read_trees(f)?);
-    }
-    let mut buffer = Vec::new();
-    let n = match a.to {
-        ExportTo::Items => import::items::write_items(&mut buffer, &trees),
-        ExportTo::Inspect => import::items::write_inspect(&mut buffer, &trees),
-    }
-    .context("writing the export")?;
-    match &a.out {
-        Some(path) => {
-            moviegraph::util::fs::write_atomic(path, &buffer)
-                .with_context(|| format!("writing {}", path.display()))?;
-            eprintln!(
-                "wrote {n} items of {} trees to {}",
-                trees.len(),
-                path.display()
-            );
-        }
-        None => {
-            use std::io::Write as _;
-            let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            if let Err(e) = lock.write_all(&buffer).and_then(|()| lock.flush()) {
-                if e.kind() != std::io::ErrorKind::BrokenPipe {
-                    return Err(e).context("writing to standard output");
-                }
-            }
-        }
-    }
-    Ok(Outcome::Success)
-}
-
-fn import_tree_file(a: ImportArgs) -> anyhow::Result<Outcome> {
-    let TreeFile { provenance, trees } = read_tree_file(&a.file)?;
-    let mut out = String::new();
-    if check(&a.file, &trees, &mut out) > 0 {
-        out.push_str("not imported: fix the invalid trees first\n");
-        emit(&out)?;
-        return Ok(Outcome::CheckFailed);
-    }
-    let Some(film) = trees.first().map(|t| t.film.clone()) else {
-        bail!("{}: no trees", a.file.display());
+    let form = match a.to {
+        ExportTo::Items => ExportForm::Items,
+        ExportTo::Inspect => ExportForm::Inspect,
     };
-    if let Some(t) = trees.iter().find(|t| t.film != film) {
-        bail!(
-            "{}: tree {} is of film {:?}, the first of {film:?}; import one film per file",
-            a.file.display(),
-            t.id,
-            t.film
-        );
+    let (bytes, told) = export_trees(&a.files, form, a.out.as_deref())?;
+    if let Some(line) = told {
+        eprintln!("{line}");
+        return Ok(Outcome::Success);
     }
-    let path = a.out.join(format!("{film}.jsonl"));
-    save_trees_with(&path, Some(&Provenance::import(&trees, provenance)), &trees)?;
-    let _ = writeln!(
-        out,
-        "imported {} trees into {}",
-        trees.len(),
-        path.display()
-    );
-    emit(&out)?;
+    use std::io::Write as _;
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    if let Err(e) = lock.write_all(&bytes).and_then(|()| lock.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e).context("writing to standard output");
+        }
+    }
     Ok(Outcome::Success)
 }

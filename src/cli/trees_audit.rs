@@ -2,13 +2,12 @@
 //! anyone's): shortcut readers against chance, balance, give-aways,
 //! redundancy and coverage. Exit 1 when a threshold is broken.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use moviegraph::trees::audit::{Audit, FilmLayout, Thresholds};
-use moviegraph::trees::jsonl::read_trees;
-use moviegraph::workspace::audit::{audit_trees, folder_layout};
+use moviegraph::trees::audit::Thresholds;
+use moviegraph::workspace::audit::audit_files;
+use moviegraph::workspace::store_path;
 
 use super::{emit, Outcome};
 
@@ -82,53 +81,15 @@ pub struct AuditArgs {
 
 /// Runs `moviegraph trees audit`.
 pub fn audit_cmd(a: AuditArgs) -> anyhow::Result<Outcome> {
-    if a.film.is_some() && a.files.len() > 1 {
-        anyhow::bail!("--film names one film: audit one file with it");
-    }
-    let store = moviegraph::store::resolve_path(a.store.as_deref());
-    let mut reports: Vec<(PathBuf, Audit)> = Vec::new();
-    let mut text = String::new();
-    for file in &a.files {
-        let trees = read_trees(file)?;
-        let folder = match &a.film {
-            Some(f) => Some(f.clone()),
-            None => trees
-                .first()
-                .map(|t| PathBuf::from("screenplays").join(&t.film))
-                .filter(|p| p.is_dir()),
-        };
-        let layout: Option<FilmLayout> = match &folder {
-            Some(f) => Some(folder_layout(&store, f)?),
-            None => None,
-        };
-        let audit = audit_trees(
-            &trees,
-            layout.as_ref(),
-            a.text_only,
-            a.thresholds.thresholds(),
-        );
-        let _ = writeln!(
-            text,
-            "{}{}\n{}",
-            file.display(),
-            folder
-                .as_ref()
-                .map(|f| format!(" (film {})", f.display()))
-                .unwrap_or_default(),
-            audit.render()
-        );
-        reports.push((file.clone(), audit));
-    }
-    let passed = reports.iter().all(|(_, a)| a.passed());
-    if a.json {
-        let json: Vec<serde_json::Value> = reports
-            .iter()
-            .map(|(f, a)| serde_json::json!({"file": f, "passed": a.passed(), "audit": a}))
-            .collect();
-        emit(&(serde_json::to_string_pretty(&json)? + "\n"))?;
-    } else {
-        emit(&text)?;
-    }
+    let (text, passed) = audit_files(
+        &a.files,
+        a.film.as_deref(),
+        &store_path(a.store.as_deref()),
+        a.text_only,
+        a.thresholds.thresholds(),
+        a.json,
+    )?;
+    emit(&text)?;
     Ok(if passed {
         Outcome::Success
     } else {

@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use moviegraph::store;
 use moviegraph::trees::schema::Tree;
 use moviegraph::walk::explore::GraphLabels;
 use moviegraph::walk::preview::PreviewStyle;
 use moviegraph::walk::session::{check_annotator, human_run_id};
 use moviegraph::walk::{tui, web};
 use moviegraph::workspace::eval::read_valid_trees;
+use moviegraph::workspace::store_path;
 
 use super::{emit, Outcome};
 
@@ -122,7 +122,7 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
     // Explore mode (which the terminal walker opens after a finished test)
     // names what each question rests on, from the films' graphs.
     let graph = GraphLabels::beside(&args.trees, &trees);
-    let store_path = store::resolve_path(args.store.as_deref());
+    let store_path = store_path(args.store.as_deref());
     let source = args
         .trees
         .iter()

@@ -6,6 +6,7 @@
 //! single misclassified line costs one element, not everything after it.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -158,6 +159,46 @@ fn score(reference: usize, predicted: usize, matched: usize) -> KindScore {
         precision,
         recall,
         f1,
+    }
+}
+
+/// The per-kind precision/recall/F1 table of a comparison.
+pub fn render_table(cmp: &Comparison) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<15} {:>6} {:>6} {:>6} {:>8} {:>8} {:>8}",
+        "kind", "ref", "pred", "match", "P %", "R %", "F1 %"
+    );
+    for (kind, k) in &cmp.kinds {
+        let _ = writeln!(
+            s,
+            "{:<15} {:>6} {:>6} {:>6} {:>8.2} {:>8.2} {:>8.2}",
+            kind.as_str(),
+            k.reference,
+            k.predicted,
+            k.matched,
+            k.precision * 100.0,
+            k.recall * 100.0,
+            k.f1 * 100.0
+        );
+    }
+    let _ = writeln!(s, "micro F1: {:.2} %", cmp.micro_f1 * 100.0);
+    for (k, line, text) in &cmp.missed {
+        let _ = writeln!(s, "  missed   {k} (ref line {line}): {}", clip(text));
+    }
+    for (k, line, text) in &cmp.spurious {
+        let _ = writeln!(s, "  spurious {k} (line {line}): {}", clip(text));
+    }
+    s
+}
+
+fn clip(text: &str) -> String {
+    let t: String = text.chars().take(70).collect();
+    if t.len() < text.len() {
+        format!("{t}…")
+    } else {
+        t
     }
 }
 

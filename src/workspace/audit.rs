@@ -3,17 +3,19 @@
 //! what they produce. The film's layout (its scenes, and which blocks it
 //! contains) comes from its alignment, read without writing anything.
 
-use std::path::Path;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use crate::align::Block;
 use crate::screenplay::Screenplay;
 use crate::store::Store;
 use crate::trees::audit::{audit, Audit, FilmLayout, Thresholds};
+use crate::trees::jsonl::read_trees;
 use crate::trees::schema::Tree;
 
 use super::align::film_blocks_read_only;
 use super::film::FilmFolder;
-use super::Result;
+use super::{bail, Result};
 
 /// Seed of the audit's bootstrap (fixed: the same trees give the same report).
 pub const AUDIT_SEED: u64 = 0;
@@ -58,4 +60,57 @@ pub fn audit_trees(
     thresholds: Thresholds,
 ) -> Audit {
     audit(trees, layout, text_only, thresholds, AUDIT_SEED)
+}
+
+/// `trees audit` over tree files: each file's report (its film's layout from
+/// `film`, or `screenplays/<film>` when that folder exists), as text or
+/// JSON, and whether every file passed.
+pub fn audit_files(
+    files: &[PathBuf],
+    film: Option<&Path>,
+    store: &Path,
+    text_only: bool,
+    thresholds: Thresholds,
+    json: bool,
+) -> Result<(String, bool)> {
+    if film.is_some() && files.len() > 1 {
+        bail!("--film names one film: audit one file with it");
+    }
+    let mut reports: Vec<(PathBuf, Audit)> = Vec::new();
+    let mut text = String::new();
+    for file in files {
+        let trees = read_trees(file)?;
+        let folder = match film {
+            Some(f) => Some(f.to_path_buf()),
+            None => trees
+                .first()
+                .map(|t| PathBuf::from("screenplays").join(&t.film))
+                .filter(|p| p.is_dir()),
+        };
+        let layout: Option<FilmLayout> = match &folder {
+            Some(f) => Some(folder_layout(store, f)?),
+            None => None,
+        };
+        let audit = audit_trees(&trees, layout.as_ref(), text_only, thresholds);
+        writeln!(
+            text,
+            "{}{}\n{}",
+            file.display(),
+            folder
+                .as_ref()
+                .map(|f| format!(" (film {})", f.display()))
+                .unwrap_or_default(),
+            audit.render()
+        )?;
+        reports.push((file.clone(), audit));
+    }
+    let passed = reports.iter().all(|(_, a)| a.passed());
+    if json {
+        let json: Vec<serde_json::Value> = reports
+            .iter()
+            .map(|(f, a)| serde_json::json!({"file": f, "passed": a.passed(), "audit": a}))
+            .collect();
+        text = serde_json::to_string_pretty(&json)? + "\n";
+    }
+    Ok((text, passed))
 }

@@ -10,6 +10,7 @@
 //! element gives its story order, its block and its evidence offsets.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::align::Block;
@@ -20,9 +21,11 @@ use crate::graph::store::GraphStore;
 use crate::screenplay::Screenplay;
 use crate::store::{BlockProgress, GraphBuildId, Store};
 use crate::text::content_words;
+use crate::util::report::Reporter;
 
 use super::align::film_blocks;
 use super::film::{fingerprint, FilmFolder};
+use super::lock::{Wait, WriterLock};
 use super::Result;
 
 /// The generator name an imported annotation's build records.
@@ -258,6 +261,48 @@ fn with_blocks(mut n: Node, block: usize) -> Node {
         n.blocks = vec![block];
     }
     n
+}
+
+/// `graph import`: the annotation `gold` (default: the folder's
+/// `gold.json`) stored as the film's graph build, under the store's writer
+/// lock; returns the lines the command prints.
+pub fn import_gold_file(
+    film_dir: &Path,
+    gold: Option<&Path>,
+    store_path: &Path,
+    wait: Wait,
+    reporter: &dyn Reporter,
+) -> Result<String> {
+    let folder = FilmFolder::open(film_dir)?;
+    let gold = gold.map_or_else(|| film_dir.join("gold.json"), Path::to_path_buf);
+    let _lock = WriterLock::acquire(store_path, "moviegraph graph import", wait, reporter)?;
+    let store = Store::open(store_path)?;
+    let done = import_gold(&store, &folder, &gold)?;
+    let slug = &folder.slug;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "film {slug}: {} {} as graph build {} (generator `{EXPERT}`: every element accepted), {} nodes, {} edges",
+        if done.already { "already imported" } else { "imported" },
+        gold.display(),
+        done.build.0,
+        done.nodes,
+        done.edges,
+    );
+    if done.unplaced > 0 {
+        let _ = writeln!(
+            out,
+            "{} evidence quotes are not in the script word for word; each was placed at the line of its scene sharing most of its words",
+            done.unplaced
+        );
+    }
+    let _ = writeln!(
+        out,
+        "next: moviegraph trees generate {} (trees from this graph), moviegraph graph export {}",
+        film_dir.display(),
+        film_dir.display()
+    );
+    Ok(out)
 }
 
 #[cfg(test)]

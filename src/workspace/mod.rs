@@ -20,21 +20,37 @@
 mod error;
 
 pub mod align;
+pub mod align_files;
 pub mod audit;
 pub mod cast;
 pub mod doctor;
 pub mod embedder;
 pub mod eval;
+pub mod eval_report;
+pub mod eval_run;
 pub mod film;
 pub mod gates;
 pub mod graph;
 pub mod graph_build;
+pub mod graph_files;
 pub mod graph_import;
+pub mod llm_batch;
+pub mod local_generate;
 pub mod lock;
+pub mod merge;
+pub mod models;
+pub mod parse_file;
 pub mod run;
 pub mod score;
 pub mod trees;
+pub mod trees_files;
 pub mod trees_generate;
 
 pub(crate) use error::bail;
+
+/// The workspace database a command uses: `flag` when given, else
+/// `$MOVIEGRAPH_STORE`, else `moviegraph.db` in the working directory.
+pub fn store_path(flag: Option<&std::path::Path>) -> std::path::PathBuf {
+    crate::store::resolve_path(flag)
+}
 pub use error::{Cause, Context, Error, Result};

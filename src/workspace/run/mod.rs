@@ -42,6 +42,7 @@ use super::trees::{generate_trees, mismatch_stop, parse_mix, TreesInput};
 use super::{Context, Result};
 
 mod align;
+mod command;
 mod eval;
 mod graph;
 mod parse;
@@ -50,6 +51,7 @@ mod report;
 mod trees;
 
 use align::stages_after_parse;
+pub use command::{run_pipeline, RunDone, RunRequest};
 use eval::eval_stage;
 use graph::graph_stage;
 use parse::parse_stage;
