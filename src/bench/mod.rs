@@ -16,6 +16,7 @@ mod llm;
 mod local;
 mod parse;
 mod pipeline;
+mod real;
 mod trees;
 
 /// Benchmarks that print figures (build with --release for meaningful numbers).

@@ -1,6 +1,7 @@
 //! `bench parse`: parsing speed per format on a full-length script, beside
 //! screenplain when asked, or (`--layouts`) the plain-text reader's per-tag
-//! F1 on rendered real-world layouts.
+//! F1 on rendered real-world layouts, or (`--real`) on real scripts with
+//! line tags.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -11,7 +12,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use moviegraph::screenplay::{self, Format};
 
-use super::{emit, layouts, measure};
+use super::{emit, layouts, measure, real};
 
 /// Options of `bench parse`.
 #[derive(Debug, Args)]
@@ -62,6 +63,12 @@ pub struct BenchParseArgs {
     /// this folder, to read what the reader got wrong.
     #[arg(long, value_name = "DIR", requires = "layouts")]
     keep: Option<PathBuf>,
+    /// Instead of timing: read every script of DIR/scripts/ as plain text
+    /// and score it against DIR/tags.csv (`script,line,tag`, tags S N C D E
+    /// T O, as ../shared/realscripts-dev/ holds them): per-tag P/R/F1 over
+    /// the tagged lines, the confusion matrix, the hardest scripts.
+    #[arg(long, value_name = "DIR", conflicts_with = "layouts")]
+    real: Option<PathBuf>,
 }
 
 struct Input {
@@ -73,6 +80,9 @@ struct Input {
 pub(super) fn bench_parse(args: BenchParseArgs) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         tracing::warn!("this is a debug build: figures are not representative; use --release");
+    }
+    if let Some(dir) = &args.real {
+        return emit(&real::bench_real(dir)?);
     }
     if let Some(n) = args.layouts {
         return emit(&layouts::bench_layouts(

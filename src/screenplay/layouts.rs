@@ -672,12 +672,14 @@ impl TagCount {
 /// Per-tag line counts, summed over scripts and layouts.
 pub type TagCounts = BTreeMap<Tag, TagCount>;
 
-/// Scores a parse of `rendered.text` line by line: a line's predicted tag is
-/// the tag of the element whose lines enclose it, unless the parse set it
-/// aside as noise. A blank line is not scored; page furniture read as a tag
-/// counts against that tag's precision.
-pub fn score(rendered: &Rendered, parsed: &Screenplay, into: &mut TagCounts) {
-    let n = rendered.tags.len();
+/// The tag a parse gives each of the first `n` lines of its text: the tag
+/// of the element whose lines enclose it, unless the parse set it aside as
+/// noise (`None`: noise, a blank line, or a kind the scheme does not tag).
+/// A margin scene number shares its line with the heading it numbers and a
+/// revision star with the line it marks; a speaker's cue repeated after a
+/// page break (`KATE (CONT'D)`) is set aside to keep the speech whole, and
+/// is a cue line all the same.
+pub fn line_tags(parsed: &Screenplay, n: usize) -> Vec<Option<Tag>> {
     let mut predicted: Vec<Option<Tag>> = vec![None; n];
     for e in &parsed.elements {
         let Some(tag) = Tag::of(e.kind) else { continue };
@@ -687,9 +689,6 @@ pub fn score(rendered: &Rendered, parsed: &Screenplay, into: &mut TagCounts) {
             }
         }
     }
-    // A margin scene number shares its line with the heading it numbers and
-    // a revision star with the line it marks; a speaker's cue repeated after a page break (`KATE (CONT'D)`) is set
-    // aside to keep the speech whole, and is a cue line all the same.
     for noise in &parsed.noise {
         if !(1..=n).contains(&noise.line) {
             continue;
@@ -704,6 +703,14 @@ pub fn score(rendered: &Rendered, parsed: &Screenplay, into: &mut TagCounts) {
             _ => None,
         };
     }
+    predicted
+}
+
+/// Scores a parse of `rendered.text` line by line (the tags of
+/// [`line_tags`]). A blank line is not scored; page furniture read as a tag
+/// counts against that tag's precision.
+pub fn score(rendered: &Rendered, parsed: &Screenplay, into: &mut TagCounts) {
+    let predicted = line_tags(parsed, rendered.tags.len());
     let text_lines: Vec<&str> = rendered.text.split('\n').collect();
     for (i, (&gold, &got)) in rendered.tags.iter().zip(&predicted).enumerate() {
         if text_lines.get(i).is_none_or(|l| l.trim().is_empty()) {
