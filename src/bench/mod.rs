@@ -12,6 +12,7 @@ mod embed;
 mod graph;
 mod graph_gold;
 mod layouts;
+mod line_model;
 mod llm;
 mod local;
 mod parse;

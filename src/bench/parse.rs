@@ -12,7 +12,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use moviegraph::screenplay::{self, Format};
 
-use super::{emit, layouts, measure, real};
+use super::{emit, layouts, line_model, measure, real};
 
 /// Options of `bench parse`.
 #[derive(Debug, Args)]
@@ -51,12 +51,12 @@ pub struct BenchParseArgs {
     /// rules were written, so measure with `--seed 2000`.
     #[arg(long, default_value_t = 0, requires = "layouts")]
     seed: u64,
-    /// With --layouts: folders or files of Fountain/FDX scripts to render.
+    /// With --layouts (or --real with --cv or --fit): folders or files of
+    /// Fountain/FDX scripts to render.
     #[arg(
         long = "sources",
         value_name = "PATH",
-        default_values = ["../shared/conformance", "screenplays", "tests/fixtures"],
-        requires = "layouts"
+        default_values = ["../shared/conformance", "screenplays", "tests/fixtures"]
     )]
     sources: Vec<PathBuf>,
     /// With --layouts: also write each rendered script and its gold tags to
@@ -69,6 +69,32 @@ pub struct BenchParseArgs {
     /// the tagged lines, the confusion matrix, the hardest scripts.
     #[arg(long, value_name = "DIR", conflicts_with = "layouts")]
     real: Option<PathBuf>,
+    /// With --real: cross-validate the reader's line model by script (fit on
+    /// every script but one and the rendered layouts, score the one left
+    /// out), beside the rules reader alone.
+    #[arg(long, requires = "real")]
+    cv: bool,
+    /// With --real: fit the line model on every script of DIR and the
+    /// rendered layouts and write its weights to FILE (the shipped ones are
+    /// src/screenplay/plaintext/line_model.txt; rebuild to ship a new fit).
+    #[arg(long, value_name = "FILE", requires = "real")]
+    fit: Option<PathBuf>,
+    /// With --cv or --fit: rendered layouts per source script added to the
+    /// training data (development seeds 0..N; held-out seeds are never used).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    train_layouts: usize,
+    /// With --cv or --fit: size of a rendered layout's updates beside a real
+    /// script's (1).
+    #[arg(long, value_name = "W", default_value_t = 0.2)]
+    layout_weight: f32,
+    /// With --cv or --fit: passes of the perceptron over the examples.
+    #[arg(long, default_value_t = 8)]
+    epochs: usize,
+    /// With --cv or --fit: the path-score margin by which the model's class
+    /// of a line must beat the rules reader's for the line to change (the
+    /// defaults of these flags regenerate the shipped model).
+    #[arg(long, default_value_t = 1280.0)]
+    threshold: f32,
 }
 
 struct Input {
@@ -82,6 +108,23 @@ pub(super) fn bench_parse(args: BenchParseArgs) -> anyhow::Result<()> {
         tracing::warn!("this is a debug build: figures are not representative; use --release");
     }
     if let Some(dir) = &args.real {
+        let training = line_model::Training {
+            roots: args.sources.clone(),
+            layouts: args.train_layouts,
+            layout_weight: args.layout_weight,
+            epochs: args.epochs,
+        };
+        if let Some(out) = &args.fit {
+            return emit(&line_model::fit_and_write(
+                dir,
+                &training,
+                args.threshold,
+                out,
+            )?);
+        }
+        if args.cv {
+            return emit(&line_model::cross_validate(dir, &training, args.threshold)?);
+        }
         return emit(&real::bench_real(dir)?);
     }
     if let Some(n) = args.layouts {
@@ -159,6 +202,27 @@ pub(super) fn bench_parse(args: BenchParseArgs) -> anyhow::Result<()> {
             elements as f64 / secs,
             elements
         );
+        if input.format == Format::Text {
+            // The reader without its line model, timed in the same run: what
+            // the model costs.
+            let rules = measure(Duration::from_millis(args.min_ms), || {
+                let reading = screenplay::plaintext::read_with(&input.text, None);
+                elements = reading.elements.len();
+            });
+            let rules = rules.as_secs_f64();
+            let _ = writeln!(
+                out,
+                "{:<10} {:<28} {:>8.1} {:>10.3} {:>8.1} {:>12.0} {:>9}  (rules reader alone, no line model, no assembly; the model costs {:.2}x)",
+                "text",
+                input.label,
+                input.text.len() as f64 / 1024.0,
+                rules * 1e3,
+                input.text.len() as f64 / 1e6 / rules,
+                elements as f64 / rules,
+                elements,
+                secs / rules
+            );
+        }
     }
     if args.screenplain {
         if fountain_runs.is_empty() {

@@ -41,10 +41,7 @@ pub struct TaggedScript {
 fn parse_letter(letter: &str) -> Option<Option<Tag>> {
     match letter {
         "O" => Some(None),
-        l => Tag::ALL
-            .iter()
-            .find(|t| t.letter() == l)
-            .map(|&t| Some(t)),
+        l => Tag::ALL.iter().find(|t| t.letter() == l).map(|&t| Some(t)),
     }
 }
 
@@ -184,11 +181,7 @@ pub fn render_matrix(matrix: &Confusion, out: &mut String) {
         );
     }
     let _ = writeln!(out, "confusion (rows gold, columns read):");
-    let _ = writeln!(
-        out,
-        "      {}",
-        CLASSES.map(|c| format!("{c:>6}")).join("")
-    );
+    let _ = writeln!(out, "      {}", CLASSES.map(|c| format!("{c:>6}")).join(""));
     for (g, row) in matrix.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -286,7 +279,10 @@ mod tests {
         assert!(err.contains("tags.csv:2: tag \"Q\""), "{err}");
         let dir = folder("script,line,tag\na,9,S\n", &[("a", "X\n")]);
         let err = format!("{:#}", read_tagged(dir.path()).unwrap_err());
-        assert!(err.contains("tags line 9, but the script has 2 lines"), "{err}");
+        assert!(
+            err.contains("tags line 9, but the script has 2 lines"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -680,8 +680,17 @@ pub type TagCounts = BTreeMap<Tag, TagCount>;
 /// page break (`KATE (CONT'D)`) is set aside to keep the speech whole, and
 /// is a cue line all the same.
 pub fn line_tags(parsed: &Screenplay, n: usize) -> Vec<Option<Tag>> {
+    tags_of(&parsed.elements, &parsed.noise, n)
+}
+
+/// [`line_tags`] of a reader's elements and noise.
+pub fn tags_of(
+    elements: &[Element],
+    noise: &[super::element::Noise],
+    n: usize,
+) -> Vec<Option<Tag>> {
     let mut predicted: Vec<Option<Tag>> = vec![None; n];
-    for e in &parsed.elements {
+    for e in elements {
         let Some(tag) = Tag::of(e.kind) else { continue };
         for line in e.lines.first..=e.lines.last.min(n) {
             if line >= 1 {
@@ -689,7 +698,7 @@ pub fn line_tags(parsed: &Screenplay, n: usize) -> Vec<Option<Tag>> {
             }
         }
     }
-    for noise in &parsed.noise {
+    for noise in noise {
         if !(1..=n).contains(&noise.line) {
             continue;
         }

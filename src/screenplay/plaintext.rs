@@ -27,11 +27,29 @@ mod build;
 mod layout;
 mod lexical;
 mod noise;
+mod relabel;
+pub mod sequence;
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use super::element::{Diagnostic, Noise, NoiseKind};
+use super::layouts::{tags_of, Tag};
 use super::Reading;
+use sequence::{class_of, tag_of, Model, Observed};
+
+/// The shipped line model (`line_model.txt`, fitted by `moviegraph bench
+/// parse --real DIR --fit FILE`); `None` when it holds no weights.
+pub fn shipped_model() -> Option<&'static Model> {
+    static MODEL: OnceLock<Option<Model>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            Model::from_text(include_str!("plaintext/line_model.txt"))
+                .ok()
+                .filter(|m| !m.is_empty())
+        })
+        .as_ref()
+}
 
 /// One source line, cleaned for column math. Its text borrows from the
 /// source unless cleaning changed it (most lines are left as they are).
@@ -81,8 +99,54 @@ pub fn looks_laid_out(text: &str) -> bool {
     total > 0 && indented * 100 >= total * 15
 }
 
-/// Reads a laid-out plain-text script into elements, noise and diagnostics.
+/// Reads a laid-out plain-text script into elements, noise and diagnostics:
+/// the rules reader, then the shipped line model where it disagrees.
 pub fn read(text: &str) -> Reading {
+    read_with(text, shipped_model())
+}
+
+/// [`read`] with `model` (or the rules alone, with `None`).
+pub fn read_with(text: &str, model: Option<&Model>) -> Reading {
+    let (lines, reading) = read_rules(text);
+    let Some(model) = model else {
+        return reading;
+    };
+    let reader = tags_of(&reading.elements, &reading.noise, lines.len());
+    let observed = observe(&lines, &reader);
+    let kept: Vec<usize> = observed
+        .lines
+        .iter()
+        .map(|&no| class_of(reader[no - 1]))
+        .collect();
+    let decoded = model.correct(&observed.features, &kept);
+    let mut predicted: Vec<Option<Tag>> = vec![None; lines.len()];
+    for (&no, &class) in observed.lines.iter().zip(&decoded) {
+        // Page furniture the reader found by its repetition across pages
+        // (evidence the model does not see) stays set aside.
+        predicted[no - 1] = if lines[no - 1].noise.is_some() {
+            reader[no - 1]
+        } else {
+            tag_of(class)
+        };
+    }
+    relabel::apply(&lines, reading, &reader, &predicted)
+}
+
+/// The line model's features of every non-blank line of `text`, and the
+/// rules reader's tag of every line: what the model is fitted on.
+pub fn observe_text(text: &str) -> (Observed, Vec<Option<Tag>>) {
+    let (lines, reading) = read_rules(text);
+    let reader = tags_of(&reading.elements, &reading.noise, lines.len());
+    (observe(&lines, &reader), reader)
+}
+
+fn observe(lines: &[Line<'_>], reader: &[Option<Tag>]) -> Observed {
+    let classes: Vec<usize> = reader.iter().map(|&t| class_of(t)).collect();
+    sequence::observe(lines, &classes)
+}
+
+/// The rules reader alone, with the prepared lines it read.
+fn read_rules(text: &str) -> (Vec<Line<'_>>, Reading) {
     let mut noise = Vec::new();
     let mut diagnostics = Vec::new();
     let mut lines = prepare(text, &mut noise, &mut diagnostics);
@@ -97,11 +161,12 @@ pub fn read(text: &str) -> Reading {
     let items = layout::items(&lines);
     let lay = layout::Layout::learn(&lines, &items);
     let elements = build::build(&lines, &items, &lay, &mut noise, &mut diagnostics);
-    Reading {
+    let reading = Reading {
         elements,
         noise,
         diagnostics,
-    }
+    };
+    (lines, reading)
 }
 
 /// Columns taken by the leading whitespace of `line`, tabs to the next multiple of 8.

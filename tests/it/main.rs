@@ -25,6 +25,7 @@ mod gates;
 mod graph;
 mod graph_import;
 mod graph_model;
+mod line_model;
 mod llm_cli;
 mod llm_client;
 mod local_backend;
