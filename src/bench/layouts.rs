@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use moviegraph::screenplay::layouts::{render, score, Layout, Tag, TagCounts};
-use moviegraph::screenplay::{self, Format};
+use moviegraph::screenplay::{self, Format, Screenplay};
 
 /// Layout seeds from here on were never looked at while the plain-text
 /// reader's rules were written: its held-out measurement. (Seeds 1000 to
@@ -26,6 +26,49 @@ pub fn sources(roots: &[PathBuf]) -> Vec<PathBuf> {
     found.sort();
     found.dedup();
     found
+}
+
+/// The Fountain/FDX scripts under `roots` with 20 story elements or more,
+/// each with its index among [`sources`] (render seeds mix it in).
+pub fn renderable(roots: &[PathBuf]) -> Vec<(usize, PathBuf, Screenplay)> {
+    let mut plays = Vec::new();
+    for (k, path) in sources(roots).into_iter().enumerate() {
+        let Ok(play) = screenplay::parse_file(&path, None) else {
+            continue;
+        };
+        let story = play
+            .elements
+            .iter()
+            .filter(|e| Tag::of(e.kind).is_some())
+            .count();
+        if story >= 20 {
+            plays.push((k, path, play));
+        }
+    }
+    plays
+}
+
+/// The per-tag table: gold and predicted lines, P, R and F1.
+pub fn tag_table(counts: &TagCounts, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "{:<4} {:<14} {:>8} {:>9} {:>7} {:>7} {:>7}",
+        "tag", "", "gold", "predicted", "P", "R", "F1"
+    );
+    for tag in Tag::ALL {
+        let c = counts.get(&tag).copied().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{:<4} {:<14} {:>8} {:>9} {:>7.1} {:>7.1} {:>7.1}",
+            tag.letter(),
+            format!("{tag:?}").to_lowercase(),
+            c.gold,
+            c.predicted,
+            100.0 * c.precision(),
+            100.0 * c.recall(),
+            100.0 * c.f1()
+        );
+    }
 }
 
 fn collect(path: &Path, into: &mut Vec<PathBuf>) {
@@ -56,20 +99,10 @@ pub fn bench_layouts(
     keep: Option<&Path>,
 ) -> anyhow::Result<String> {
     let started = Instant::now();
-    let mut plays = Vec::new();
-    for path in sources(roots) {
-        let Ok(play) = screenplay::parse_file(&path, None) else {
-            continue;
-        };
-        let story = play
-            .elements
-            .iter()
-            .filter(|e| Tag::of(e.kind).is_some())
-            .count();
-        if story >= 20 {
-            plays.push((path, play));
-        }
-    }
+    let plays: Vec<(PathBuf, Screenplay)> = renderable(roots)
+        .into_iter()
+        .map(|(_, path, play)| (path, play))
+        .collect();
     if plays.is_empty() {
         anyhow::bail!(
             "no Fountain or FDX script with 20 story elements or more under {}",
@@ -154,25 +187,7 @@ pub fn bench_layouts(
             "(development layouts: seeds below {HELD_OUT} were read while the reader's rules were written; --seed {HELD_OUT} for held-out ones)"
         )
     };
-    let _ = writeln!(
-        out,
-        "{:<4} {:<14} {:>8} {:>9} {:>7} {:>7} {:>7}",
-        "tag", "", "gold", "predicted", "P", "R", "F1"
-    );
-    for tag in Tag::ALL {
-        let c = total.get(&tag).copied().unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{:<4} {:<14} {:>8} {:>9} {:>7.1} {:>7.1} {:>7.1}",
-            tag.letter(),
-            format!("{tag:?}").to_lowercase(),
-            c.gold,
-            c.predicted,
-            100.0 * c.precision(),
-            100.0 * c.recall(),
-            100.0 * c.f1()
-        );
-    }
+    tag_table(&total, &mut out);
     worst.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
     let _ = writeln!(out, "hardest layouts (share of story lines tagged right):");
     for (share, what) in worst.iter().take(5) {

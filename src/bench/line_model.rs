@@ -8,12 +8,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use moviegraph::screenplay;
 use moviegraph::screenplay::layouts::{render, tags_of, Layout, Tag};
 use moviegraph::screenplay::plaintext::sequence::{class_of, fit, Example, Model};
 use moviegraph::screenplay::plaintext::{observe_text, read_with};
 
-use super::layouts::sources;
+use super::layouts::renderable;
 use super::real::{confuse, read_tagged, render_matrix, Confusion, TaggedScript};
 
 /// Seed of the fitting order.
@@ -63,19 +62,7 @@ fn script_examples(s: &TaggedScript) -> Vec<Example> {
 /// under `roots` (development seeds `0..layouts`, never the held-out ones).
 pub fn layout_examples(training: &Training) -> Vec<Example> {
     let mut out = Vec::new();
-    for (k, path) in sources(&training.roots).iter().enumerate() {
-        let Ok(play) = screenplay::parse_file(path, None) else {
-            continue;
-        };
-        if play
-            .elements
-            .iter()
-            .filter(|e| Tag::of(e.kind).is_some())
-            .count()
-            < 20
-        {
-            continue;
-        }
+    for (k, _, play) in renderable(&training.roots) {
         for seed in 0..training.layouts as u64 {
             let rendered = render(&play, &Layout::draw(seed), seed ^ (k as u64) << 32);
             let (observed, _) = observe_text(&rendered.text);
@@ -216,19 +203,7 @@ fn f1_row(m: &Confusion) -> String {
 /// The confusion of `model` on held-out rendered layouts of the sources.
 fn held_out_layouts(roots: &[PathBuf], model: &Model) -> anyhow::Result<Confusion> {
     let mut m: Confusion = [[0; 7]; 7];
-    for (k, path) in sources(roots).iter().enumerate() {
-        let Ok(play) = screenplay::parse_file(path, None) else {
-            continue;
-        };
-        if play
-            .elements
-            .iter()
-            .filter(|e| Tag::of(e.kind).is_some())
-            .count()
-            < 20
-        {
-            continue;
-        }
+    for (k, _, play) in renderable(roots) {
         for seed in HELD_OUT..HELD_OUT + CHECK_LAYOUTS {
             let rendered = render(&play, &Layout::draw(seed), seed ^ (k as u64) << 32);
             let gold: std::collections::BTreeMap<usize, Option<Tag>> = rendered

@@ -160,26 +160,7 @@ pub fn counts(matrix: &Confusion) -> TagCounts {
 
 /// The per-tag table, the confusion matrix and the largest confusions.
 pub fn render_matrix(matrix: &Confusion, out: &mut String) {
-    let counts = counts(matrix);
-    let _ = writeln!(
-        out,
-        "{:<4} {:<14} {:>8} {:>9} {:>7} {:>7} {:>7}",
-        "tag", "", "gold", "predicted", "P", "R", "F1"
-    );
-    for tag in Tag::ALL {
-        let c = counts.get(&tag).copied().unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{:<4} {:<14} {:>8} {:>9} {:>7.1} {:>7.1} {:>7.1}",
-            tag.letter(),
-            format!("{tag:?}").to_lowercase(),
-            c.gold,
-            c.predicted,
-            100.0 * c.precision(),
-            100.0 * c.recall(),
-            100.0 * c.f1()
-        );
-    }
+    super::layouts::tag_table(&counts(matrix), out);
     let _ = writeln!(out, "confusion (rows gold, columns read):");
     let _ = writeln!(out, "      {}", CLASSES.map(|c| format!("{c:>6}")).join(""));
     for (g, row) in matrix.iter().enumerate() {
