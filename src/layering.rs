@@ -33,13 +33,14 @@ const LAYERS: &[(&str, u8)] = &[
     // The top: front ends over the application, and the argument syntax
     // the binary's front ends share.
     ("walk", 12),
+    ("verify", 12),
     ("args", 12),
     ("bench", 13),
     ("cli", 14),
 ];
 
 /// The front ends, the only modules that may know terminals and arguments.
-const TOP: &[&str] = &["walk", "args", "bench", "cli"];
+const TOP: &[&str] = &["walk", "verify", "args", "bench", "cli"];
 
 /// Outside crates that only some top-level modules may name: the crate and
 /// the modules that may.

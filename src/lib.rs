@@ -23,7 +23,8 @@ pub mod screenplay;
 pub mod trees;
 // The application.
 pub mod workspace;
-// The top: a front end in the library (the binary holds `args`, `bench`, `cli`).
+// The top: front ends in the library (the binary holds `args`, `bench`, `cli`).
+pub mod verify;
 pub mod walk;
 
 #[cfg(test)]

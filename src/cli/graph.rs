@@ -1,14 +1,21 @@
 //! `moviegraph graph`: build, inspect, review and export the Social-Causal Graph.
 
+use std::collections::HashMap;
 use std::io::BufRead;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+
+use anyhow::{bail, Context};
 
 use clap::{Args, Subcommand, ValueEnum};
 use moviegraph::graph::build::BuildOptions;
 use moviegraph::graph::consensus::Rule;
 use moviegraph::graph::resolve::ResolveOptions;
+use moviegraph::verify::{new_token, serve, Access};
 use moviegraph::workspace::graph_build::{build_film_graph, BuildRequest};
 use moviegraph::workspace::graph_files::{describe, export_files, graph_stats, GraphForm, Review};
+use moviegraph::workspace::review::ReviewApp;
+use moviegraph::workspace::review_figures::write_decisions;
 use moviegraph::workspace::store_path;
 
 use super::models::GraphRoleFlags;
@@ -29,12 +36,19 @@ pub enum GraphCommand {
     /// Print the construction table: candidates, verified and rate per kind,
     /// auditor agreement (raw, Cohen's κ per pair, Fleiss' κ), escalations.
     Stats(FilmArgs),
-    /// Show each escalated candidate with its evidence and the auditors'
-    /// rationales, and record a person's decision (a/r/s/q on stdin, or
-    /// --accept/--reject ID).
+    /// People verify the graph. With --serve: the review app in the browser
+    /// (queues of escalated candidates, a scene, a kind, or a random sample
+    /// of the accepted for a precision estimate; accept, reject with a
+    /// reason, correct, or add a missing state by selecting its quote; several
+    /// reviewers with --reviewer, each candidate to --overlap of them).
+    /// Without it: each escalated candidate on stdin (a/r/s/q), or
+    /// --accept/--reject ID. --decisions FILE writes every decision (.csv or
+    /// .jsonl) for a methods section.
     Review(ReviewArgs),
     /// Write graphs/<film>.<ext>: json (the documented exchange format,
-    /// byte-identical across reruns), graphml, dot, or neo4j-csv.
+    /// byte-identical across reruns), graphml, dot, neo4j-csv, or gold (the
+    /// annotation format `graph score` and `graph import` read, so that a
+    /// reviewed graph becomes the film's gold.json).
     Export(ExportArgs),
     /// Score a graph against a gold annotation (a film folder's gold.json,
     /// or --gold): precision, recall and F1 of its mental states (holder,
@@ -113,6 +127,30 @@ pub struct ReviewArgs {
     /// The reason recorded with --accept/--reject.
     #[arg(long, default_value = "")]
     note: String,
+    /// Serve the review app in the browser instead of the stdin prompt.
+    #[arg(long, conflicts_with_all = ["accept", "reject", "decisions"])]
+    serve: bool,
+    /// Port of --serve (0: any free port; the address is printed on stdout).
+    #[arg(long, default_value_t = 8090, requires = "serve")]
+    port: u16,
+    /// Address of --serve. 127.0.0.1 (the default) keeps it on this machine;
+    /// any other address needs --reviewer (a link per reviewer) or the
+    /// password in $MOVIEGRAPH_REVIEW_PASSWORD.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST), requires = "serve")]
+    host: IpAddr,
+    /// A reviewer of --serve (repeat for each): each gets their own link,
+    /// printed once at start (new links at each start), and nobody else
+    /// can review.
+    #[arg(long, value_name = "NAME", requires = "serve")]
+    reviewer: Vec<String>,
+    /// How many reviewers see each candidate (their agreement is measured
+    /// on the candidates two or more decided).
+    #[arg(long, default_value_t = 1, requires = "serve")]
+    overlap: usize,
+    /// Write every decision so far to FILE (.csv, or .jsonl for JSON lines):
+    /// reviewer, time, element, decision, reason, correction, queue.
+    #[arg(long, value_name = "FILE")]
+    decisions: Option<PathBuf>,
     #[command(flatten)]
     wait: super::WaitArgs,
 }
@@ -136,6 +174,7 @@ enum FormatArg {
     Graphml,
     Dot,
     Neo4jCsv,
+    Gold,
 }
 
 /// Runs `moviegraph graph …`.
@@ -188,6 +227,7 @@ fn export_cmd(a: ExportArgs) -> anyhow::Result<Outcome> {
         FormatArg::Graphml => GraphForm::Graphml,
         FormatArg::Dot => GraphForm::Dot,
         FormatArg::Neo4jCsv => GraphForm::Neo4jCsv,
+        FormatArg::Gold => GraphForm::Gold,
     };
     emit(&export_files(&a.film.film_dir, &store, form, &a.out)?)?;
     Ok(Outcome::Success)
@@ -195,6 +235,13 @@ fn export_cmd(a: ExportArgs) -> anyhow::Result<Outcome> {
 
 fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
     let store = store_path(a.film.store.as_deref());
+    if a.serve {
+        return serve_review(&a, &store);
+    }
+    if let Some(file) = &a.decisions {
+        emit(&write_decisions(&a.film.film_dir, &store, file)?)?;
+        return Ok(Outcome::Success);
+    }
     let review = Review::open(&a.film.film_dir, &store, a.wait.mode(), &Terminal::notes())?;
     if !a.accept.is_empty() || !a.reject.is_empty() {
         let decisions = a
@@ -241,4 +288,61 @@ fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
         review.pending.len()
     ))?;
     Ok(Outcome::Success)
+}
+
+/// `graph review --serve`: the review app until the process is stopped.
+fn serve_review(a: &ReviewArgs, store: &std::path::Path) -> anyhow::Result<Outcome> {
+    let access = if !a.reviewer.is_empty() {
+        let mut tokens = HashMap::new();
+        for name in &a.reviewer {
+            tokens.insert(new_token(), name.clone());
+        }
+        Access::Tokens(tokens)
+    } else if let Some(p) = std::env::var("MOVIEGRAPH_REVIEW_PASSWORD")
+        .ok()
+        .filter(|p| !p.is_empty())
+    {
+        Access::Password(p)
+    } else if a.host.is_loopback() {
+        Access::Open
+    } else {
+        bail!(
+            "--host {} lets anyone who reaches it review; name the reviewers (--reviewer NAME, each gets a link) \
+             or set a password in $MOVIEGRAPH_REVIEW_PASSWORD",
+            a.host
+        );
+    };
+    let root = std::env::current_dir().context("reading the current folder")?;
+    let app = ReviewApp::open(
+        &a.film.film_dir,
+        store,
+        &root,
+        a.overlap,
+        a.wait.mode(),
+        &Terminal::notes(),
+    )?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(SocketAddr::new(a.host, a.port))
+            .await
+            .with_context(|| format!("binding {}:{}", a.host, a.port))?;
+        let addr = listener.local_addr()?;
+        let mut text = format!("listening on http://{addr}/\n");
+        if let Access::Tokens(tokens) = &access {
+            let mut links: Vec<(&String, &String)> = tokens.iter().map(|(t, n)| (n, t)).collect();
+            links.sort();
+            for (name, token) in links {
+                text.push_str(&format!("reviewer {name}: http://{addr}/login/{token}\n"));
+            }
+        }
+        emit(&text)?;
+        serve(listener, app, access)
+            .await
+            .context("serving the review app")?;
+        Ok(Outcome::Success)
+    })
 }

@@ -1,7 +1,8 @@
-//! Auditor agreement: raw agreement, Cohen's κ per pair, Fleiss' κ overall.
-//!
-//! Input is a table of binary verdicts (accept = true), one row per candidate
-//! that every auditor judged, one column per auditor.
+//! Agreement: raw agreement, Cohen's κ per pair and Fleiss' κ overall over the
+//! auditors' binary verdicts (one row per candidate every auditor judged, one
+//! column per auditor); and, for people whose decisions have more than two
+//! values and who do not all judge every unit, Cohen's κ over nominal values
+//! ([`cohen_nominal`]) and Krippendorff's α for nominal data ([`krippendorff_nominal`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -102,6 +103,68 @@ fn fleiss(rows: &[Vec<bool>], raters: usize) -> Option<f64> {
     (pe < 1.0).then(|| (p_bar - pe) / (1.0 - pe))
 }
 
+/// Cohen's κ of two coders over nominal values, from the units both coded
+/// (`(a, b)` per unit); `None` when there is no unit or chance agreement is 1.
+pub fn cohen_nominal<T: Ord>(pairs: &[(T, T)]) -> Option<f64> {
+    use std::collections::BTreeMap;
+    if pairs.is_empty() {
+        return None;
+    }
+    let n = pairs.len() as f64;
+    let mut left: BTreeMap<&T, f64> = BTreeMap::new();
+    let mut right: BTreeMap<&T, f64> = BTreeMap::new();
+    let mut agree = 0.0;
+    for (a, b) in pairs {
+        *left.entry(a).or_default() += 1.0;
+        *right.entry(b).or_default() += 1.0;
+        agree += f64::from(u8::from(a == b));
+    }
+    let po = agree / n;
+    let pe: f64 = left
+        .iter()
+        .map(|(v, l)| l / n * right.get(v).copied().unwrap_or(0.0) / n)
+        .sum();
+    (pe < 1.0).then(|| (po - pe) / (1.0 - pe))
+}
+
+/// Krippendorff's α for nominal data. `units` holds, per unit, the values the
+/// coders gave it (coders who did not code it are simply absent); units
+/// with fewer than two values carry no information and are skipped. `None`
+/// when fewer than two values are pairable or every pairable value is the
+/// same (α is undefined).
+pub fn krippendorff_nominal<T: Ord>(units: &[Vec<T>]) -> Option<f64> {
+    use std::collections::BTreeMap;
+    // The coincidence matrix, o[c][k], and its margins n_c.
+    let mut o: BTreeMap<(&T, &T), f64> = BTreeMap::new();
+    let mut margins: BTreeMap<&T, f64> = BTreeMap::new();
+    for values in units.iter().filter(|u| u.len() >= 2) {
+        let weight = 1.0 / (values.len() - 1) as f64;
+        for (i, c) in values.iter().enumerate() {
+            for (j, k) in values.iter().enumerate() {
+                if i != j {
+                    *o.entry((c, k)).or_default() += weight;
+                    *margins.entry(c).or_default() += weight;
+                }
+            }
+        }
+    }
+    let n: f64 = margins.values().sum();
+    if n < 2.0 {
+        return None;
+    }
+    let observed: f64 = o.iter().filter(|((c, k), _)| c != k).map(|(_, v)| v).sum();
+    let expected: f64 = margins
+        .iter()
+        .flat_map(|(c, nc)| {
+            margins
+                .iter()
+                .filter(move |(k, _)| k != &c)
+                .map(move |(_, nk)| nc * nk)
+        })
+        .sum();
+    (expected > 0.0).then(|| 1.0 - (n - 1.0) * observed / expected)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +212,51 @@ mod tests {
         close(g.raw, 1.0);
         assert_eq!(g.pairs[0].kappa, None);
         assert_eq!(g.fleiss, None);
+    }
+
+    #[test]
+    fn krippendorffs_published_example_gives_nominal_alpha_0_743() {
+        // Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability":
+        // 4 coders × 12 units with missing values; nominal α = 0.743.
+        let coders: [[u8; 12]; 4] = [
+            [1, 2, 3, 3, 2, 1, 4, 1, 2, 0, 0, 0],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, 0, 3],
+            [0, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 0],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, 0],
+        ];
+        let units: Vec<Vec<u8>> = (0..12)
+            .map(|u| coders.iter().map(|c| c[u]).filter(|&v| v != 0).collect())
+            .collect();
+        let alpha = krippendorff_nominal(&units).unwrap();
+        assert!((alpha - 0.743).abs() < 0.0005, "{alpha}");
+    }
+
+    #[test]
+    fn alpha_is_one_on_agreement_and_undefined_on_one_value() {
+        let units = vec![vec!["a", "a"], vec!["b", "b", "b"], vec!["a"]];
+        close(krippendorff_nominal(&units).unwrap(), 1.0);
+        assert_eq!(
+            krippendorff_nominal(&[vec!["a", "a"], vec!["a", "a"]]),
+            None
+        );
+        assert_eq!(krippendorff_nominal::<&str>(&[vec!["a"]]), None);
+    }
+
+    #[test]
+    fn nominal_cohen_by_hand_and_equal_to_the_binary_one_on_two_values() {
+        // accept/reject/correct: agree on 3 of 5.
+        let pairs = [
+            ("accept", "accept"),
+            ("accept", "reject"),
+            ("reject", "reject"),
+            ("correct", "accept"),
+            ("correct", "correct"),
+        ];
+        // po = .6; left: a .4, r .2, c .4; right: a .4, r .4, c .2;
+        // pe = .16 + .08 + .08 = .32; κ = .28 / .68.
+        close(cohen_nominal(&pairs).unwrap(), 0.28 / 0.68);
+        let binary: Vec<(bool, bool)> = (0..10).map(|i| (i <= 6, i <= 4 || i == 7)).collect();
+        close(cohen_nominal(&binary).unwrap(), 0.16 / 0.46);
+        assert_eq!(cohen_nominal::<bool>(&[]), None);
     }
 }

@@ -171,7 +171,22 @@ impl Gold {
         for l in &self.causal_links {
             let cause = event(&l.cause, l.cause_scene, &mut nodes);
             let effect = event(&l.effect, l.effect_scene, &mut nodes);
-            edges.push(Edge::new(EdgeKind::Causes, &cause, &effect));
+            let mut edge = Edge::new(EdgeKind::Causes, &cause, &effect);
+            edge.explicit = Some(l.explicit);
+            edge.link = Some(l.id.clone());
+            edge.chains = self
+                .chains
+                .iter()
+                .enumerate()
+                .flat_map(|(c, chain)| {
+                    chain
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, id)| **id == l.id)
+                        .map(move |(step, _)| (c, step))
+                })
+                .collect();
+            edges.push(edge);
         }
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         Graph {
@@ -180,6 +195,192 @@ impl Gold {
             edges,
         }
     }
+}
+
+impl Gold {
+    /// A graph in the annotation's form (`graph export --gold`): its
+    /// characters (the cue as name, the other names as aliases), its mental
+    /// states (ids without the `mental_state:` prefix, 1-based scenes, the
+    /// first evidence quote, `about` from the `about` edge) and its causal
+    /// links (the causal edges between events or states, with the
+    /// annotation's ids and chains where the graph came from one).
+    /// [`Gold::to_graph`] of an annotation read back by `graph import` gives
+    /// the same annotation.
+    pub fn from_graph(graph: &Graph) -> Gold {
+        let name_of = |id: &str| graph.node(id).map(cue_of);
+        let mut characters: Vec<GoldCharacter> = graph
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Character)
+            .map(|n| {
+                let cue = cue_of(n);
+                let story = story_name(&cue);
+                let aliases = std::iter::once(&n.name)
+                    .chain(&n.aliases)
+                    .filter(|a| **a != cue && **a != story)
+                    .fold(Vec::<String>::new(), |mut v, a| {
+                        if !v.contains(a) {
+                            v.push(a.clone());
+                        }
+                        v
+                    });
+                GoldCharacter { name: cue, aliases }
+            })
+            .collect();
+        characters.sort_by_key(|c| first_scene(graph, &c.name));
+        let about: std::collections::BTreeMap<&str, &str> = graph
+            .edges
+            .iter()
+            .filter(|e| e.kind == EdgeKind::About && e.target.starts_with("mental_state:"))
+            .map(|e| (e.source.as_str(), e.target.as_str()))
+            .collect();
+        let bare = |id: &str| id.strip_prefix("mental_state:").unwrap_or(id).to_owned();
+        let mut mental_states: Vec<GoldState> = graph
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::MentalState)
+            .filter_map(|n| {
+                Some(GoldState {
+                    id: bare(&n.id),
+                    holder: name_of(n.holder.as_deref()?)?,
+                    attitude: n.attitude?,
+                    content: n.content.clone().unwrap_or_else(|| n.name.clone()),
+                    negated: n.negated,
+                    truth: n.truth,
+                    about: about.get(n.id.as_str()).map(|t| bare(t)),
+                    scene: n.scene.unwrap_or(0) + 1,
+                    until_scene: n.until_scene.map(|u| u + 1),
+                    explicit: n.explicit.unwrap_or(false),
+                    evidence: n
+                        .evidence
+                        .first()
+                        .map_or(String::new(), |e| e.quote.clone()),
+                })
+            })
+            .collect();
+        mental_states.sort_by_key(|s| natural(&s.id));
+        let mut used: BTreeSet<String> =
+            graph.edges.iter().filter_map(|e| e.link.clone()).collect();
+        let mut next = 0;
+        let mut causal_links = Vec::new();
+        let mut steps: Vec<(usize, usize, String)> = Vec::new();
+        for e in graph
+            .edges
+            .iter()
+            .filter(|e| e.kind.family() == super::schema::EdgeFamily::Causal)
+        {
+            let (Some(cause), Some(effect)) = (graph.node(&e.source), graph.node(&e.target)) else {
+                continue;
+            };
+            let id = e.link.clone().unwrap_or_else(|| loop {
+                next += 1;
+                let id = format!("c{next}");
+                if used.insert(id.clone()) {
+                    break id;
+                }
+            });
+            steps.extend(e.chains.iter().map(|&(c, s)| (c, s, id.clone())));
+            let quote = |n: &Node| {
+                n.evidence
+                    .first()
+                    .map_or(String::new(), |e| e.quote.clone())
+            };
+            // A link from an annotation carries its quotes, cause then effect.
+            let (cause_evidence, effect_evidence) = match (&e.link, e.evidence.as_slice()) {
+                (Some(_), [c, f]) => (c.quote.clone(), f.quote.clone()),
+                _ => (quote(cause), quote(effect)),
+            };
+            causal_links.push(GoldLink {
+                id,
+                cause: cause.name.clone(),
+                effect: effect.name.clone(),
+                cause_scene: cause.scene.unwrap_or(0) + 1,
+                effect_scene: effect.scene.unwrap_or(0) + 1,
+                explicit: e.explicit.unwrap_or(false),
+                cause_evidence,
+                effect_evidence,
+            });
+        }
+        causal_links.sort_by_key(|l| natural(&l.id));
+        steps.sort();
+        let mut chains: Vec<Vec<String>> = Vec::new();
+        for (c, _, id) in steps {
+            if chains.len() <= c {
+                chains.resize(c + 1, Vec::new());
+            }
+            chains[c].push(id);
+        }
+        chains.retain(|c| !c.is_empty());
+        Gold {
+            film: graph.film.clone(),
+            characters,
+            mental_states,
+            causal_links,
+            chains,
+        }
+    }
+}
+
+/// A character's cue: its first alias written in capitals, else its name in
+/// capitals.
+fn cue_of(n: &Node) -> String {
+    let upper =
+        |s: &String| s.chars().any(char::is_alphabetic) && !s.chars().any(char::is_lowercase);
+    if upper(&n.name) {
+        return n.name.clone();
+    }
+    n.aliases
+        .iter()
+        .find(|a| upper(a))
+        .cloned()
+        .unwrap_or_else(|| n.name.to_uppercase())
+}
+
+/// `MARTA ELLIS` → `Marta Ellis`: the story name `graph import` gives a cue,
+/// which the annotation does not list.
+pub fn story_name(cue: &str) -> String {
+    cue.split(' ')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map_or(String::new(), |f| {
+                f.to_uppercase().collect::<String>() + &c.as_str().to_lowercase()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where a character first holds a state (characters are listed in that
+/// order, those holding none last).
+fn first_scene(graph: &Graph, cue: &str) -> (usize, String) {
+    let scene = graph
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::MentalState)
+        .filter(|n| {
+            n.holder
+                .as_deref()
+                .and_then(|h| graph.node(h))
+                .is_some_and(|h| cue_of(h) == cue)
+        })
+        .filter_map(|n| n.scene)
+        .min()
+        .unwrap_or(usize::MAX);
+    (scene, cue.to_owned())
+}
+
+/// `m12` sorts after `m2`: (text, number) pieces.
+fn natural(id: &str) -> (String, u64, String) {
+    let digits = id.find(|c: char| c.is_ascii_digit()).unwrap_or(id.len());
+    let (head, rest) = id.split_at(digits);
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    (
+        head.to_owned(),
+        rest[..end].parse().unwrap_or(0),
+        rest[end..].to_owned(),
+    )
 }
 
 /// A gold file that cannot be used, with where.
@@ -339,6 +540,22 @@ mod tests {
         assert_eq!(line, 4, "{msg}");
         let zero = GOOD.replace(r#""scene": 2"#, r#""scene": 0"#);
         assert!(parse_gold(&zero).unwrap_err().1.contains("1-based"));
+    }
+
+    #[test]
+    fn a_cue_reads_as_a_name() {
+        assert_eq!(story_name("MARTA"), "Marta");
+        assert_eq!(story_name("CONRAD BLISS"), "Conrad Bliss");
+    }
+
+    #[test]
+    fn an_annotation_as_a_graph_and_back_is_the_same_annotation() {
+        let g = parse_gold(GOOD).unwrap();
+        let back = Gold::from_graph(&g.to_graph());
+        // The holder named by an alias comes back as the cue.
+        let mut expected = g.clone();
+        expected.mental_states[1].holder = "MARA".into();
+        assert_eq!(back, expected);
     }
 
     #[test]

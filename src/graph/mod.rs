@@ -24,6 +24,8 @@ pub mod generate;
 pub mod gold;
 pub mod model;
 pub mod resolve;
+pub mod review;
+pub mod review_store;
 pub mod schema;
 pub mod score;
 pub mod stats;
@@ -209,6 +211,19 @@ impl Graph {
                         edges.insert(e.id.clone(), e.clone());
                     }
                 },
+            }
+        }
+        // A mental state is held by its holder: a `holds` edge from anyone
+        // else goes (a reviewer corrected the holder) and a missing one is made.
+        for n in nodes.values().filter(|n| n.kind == NodeKind::MentalState) {
+            let Some(holder) = n.holder.as_deref() else {
+                continue;
+            };
+            edges
+                .retain(|_, e| e.kind != EdgeKind::Holds || e.target != n.id || e.source == holder);
+            if nodes.contains_key(holder) {
+                let e = Edge::new(EdgeKind::Holds, holder, &n.id);
+                edges.entry(e.id.clone()).or_insert(e);
             }
         }
         let edges = edges

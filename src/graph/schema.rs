@@ -390,6 +390,16 @@ pub struct Edge {
     /// A causal edge allowed to run backwards in story time.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flashback: bool,
+    /// Causal links from an annotation: the script states the link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explicit: Option<bool>,
+    /// Causal links from an annotation: the link's id there (`c4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    /// Causal links from an annotation: each annotated chain the link is a
+    /// step of, as (chain, step), both 0-based.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<(usize, usize)>,
     /// Blocks where it holds, ascending.
     pub blocks: Vec<usize>,
     /// Supporting quotes.
@@ -411,6 +421,9 @@ impl Edge {
             target: target.to_owned(),
             label: None,
             flashback: false,
+            explicit: None,
+            link: None,
+            chains: Vec::new(),
             blocks: Vec::new(),
             evidence: Vec::new(),
         }

@@ -159,6 +159,13 @@ const BUILD_TABLES: &[&str] = &[
     "graph_merges",
 ];
 
+/// People's review of a build (migration 11), parents before children.
+const REVIEW_TABLES: &[&str] = &["review_originals", "review_decisions"];
+
+/// A build's review decisions, in a stable order.
+const REVIEW_CONTENT: &[&str] = &["SELECT id, candidate, reviewer, decided_at, queue, decision
+     FROM review_decisions WHERE build_id = ?1 ORDER BY id"];
+
 /// A build's contents without its id or timings, in a stable order (what must be
 /// equal for two builds to be the same work).
 const BUILD_CONTENT: &[&str] = &[
@@ -300,7 +307,8 @@ impl Merger<'_> {
             self.llm_runs()?;
         }
         if has(5) {
-            self.graph_builds(&films)?;
+            // People's review decisions on a build since migration 11.
+            self.graph_builds(&films, has(11))?;
         }
         if has(7) {
             // Human runs (walk) carry their annotator's name since migration 9.
@@ -408,7 +416,11 @@ impl Merger<'_> {
     }
 
     /// Graph builds by (film slug, settings).
-    fn graph_builds(&mut self, films: &BTreeMap<i64, (i64, String)>) -> rusqlite::Result<()> {
+    fn graph_builds(
+        &mut self,
+        films: &BTreeMap<i64, (i64, String)>,
+        reviews: bool,
+    ) -> rusqlite::Result<()> {
         let builds: Vec<(i64, i64, String)> = {
             let mut stmt = self
                 .src
@@ -429,10 +441,17 @@ impl Merger<'_> {
                 )
                 .optional()?;
             if let Some(out) = existing {
-                let (theirs, ours) = (
+                let (mut theirs, mut ours) = (
                     contents(self.src, BUILD_CONTENT, &Value::Integer(id))?,
                     contents(self.tx, BUILD_CONTENT, &Value::Integer(out))?,
                 );
+                // The same build reviewed differently is different work.
+                ours.extend(contents(self.tx, REVIEW_CONTENT, &Value::Integer(out))?);
+                if reviews {
+                    theirs.extend(contents(self.src, REVIEW_CONTENT, &Value::Integer(id))?);
+                } else {
+                    theirs.push(Vec::new());
+                }
                 if theirs == ours {
                     self.counts.builds_present += 1;
                 } else {
@@ -457,6 +476,11 @@ impl Merger<'_> {
             let out = Value::Integer(self.tx.last_insert_rowid());
             for table in BUILD_TABLES {
                 copy(self.src, self.tx, table, "build_id", id, &out)?;
+            }
+            if reviews {
+                for table in REVIEW_TABLES {
+                    copy(self.src, self.tx, table, "build_id", id, &out)?;
+                }
             }
             self.counts.builds_added += 1;
         }

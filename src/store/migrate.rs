@@ -46,6 +46,7 @@ pub const MIGRATIONS: &[Migration] = &[
         "alignment_calibration",
         include_str!("migrations/0010_alignment_calibration.sql"),
     ),
+    migration(11, "review", include_str!("migrations/0011_review.sql")),
 ];
 
 /// One line per migration keeps the list easy to extend.

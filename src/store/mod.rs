@@ -24,6 +24,7 @@ mod health;
 mod llm;
 mod merge;
 mod migrate;
+mod review;
 mod run;
 mod walk;
 
@@ -43,6 +44,7 @@ pub use health::{inspect, StoreHealth};
 pub use llm::{CacheEntry, CachedResponse, CallRecord, RoleTotals, RunId};
 pub use merge::{Conflict, MergeCounts, MergeError, SourceMerge};
 pub use migrate::{Migration, MIGRATIONS};
+pub use review::{DecisionRow, OriginalRow};
 pub use run::StageRecord;
 
 /// The default file name of a workspace's database, in the working directory.

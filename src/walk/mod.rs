@@ -13,7 +13,6 @@
 //! outgoing connection.
 
 pub mod explore;
-pub mod keyframes;
 pub mod preview;
 pub mod session;
 pub mod tui;

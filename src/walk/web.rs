@@ -30,11 +30,11 @@ use tokio::sync::Mutex;
 
 use super::explore::GraphLabels;
 use super::explore::{gold_text, path_to, reason_text, trigger_text};
-use super::keyframes::{KeyframeRefusal, Keyframes};
 use super::session::{check_annotator, reply_text, shown_reply, Prompt, SessionEvent, TestSession};
 use crate::eval::prompt::Phase;
 use crate::eval::protocol::RunProgress;
 use crate::trees::schema::{Format, Tree};
+use crate::workspace::keyframes::{KeyframeRefusal, Keyframes};
 
 /// How the web walker serves.
 #[derive(Debug, Clone)]

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::graph::export::{to_dot, to_graphml, to_neo4j_csv};
 use crate::graph::generate::gates::{family_rows, render_families};
 use crate::graph::generate::rules::GATED;
+use crate::graph::gold::Gold;
 use crate::graph::stats::{render, stats};
 use crate::graph::store::GraphStore;
 use crate::graph::trajectory::{render_text, trajectories, TRAJECTORY_CHARACTERS};
@@ -18,6 +19,7 @@ use crate::util::report::Reporter;
 use super::film;
 use super::graph::{build_settings, export_graph, latest_build};
 use super::lock::{Wait, WriterLock};
+use super::review_figures::{render_summary, review_summary};
 use super::{bail, Context, Result};
 
 /// The forms `graph export` writes.
@@ -31,6 +33,9 @@ pub enum GraphForm {
     Dot,
     /// Neo4j's CSV import (nodes and edges).
     Neo4jCsv,
+    /// The gold annotation format (`<film>.gold.json`), which `graph score`
+    /// and `graph import` read.
+    Gold,
 }
 
 /// `graph stats`: the latest build's construction table, the rules
@@ -53,6 +58,15 @@ pub fn graph_stats(film_dir: &Path, store: &Path, json: bool) -> Result<String> 
         let mut v = serde_json::to_value(&s)?;
         if let Some(o) = v.as_object_mut() {
             o.insert("trajectories".into(), serde_json::to_value(&paths)?);
+            let review = review_summary(
+                &store,
+                build,
+                &slug,
+                generator.as_deref().unwrap_or("unknown"),
+            )?;
+            if review.decided > 0 || review.added > 0 {
+                o.insert("review".into(), serde_json::to_value(&review)?);
+            }
             if let Some((g, rows)) = &families {
                 o.insert(
                     "rule_families".into(),
@@ -65,7 +79,22 @@ pub fn graph_stats(film_dir: &Path, store: &Path, json: bool) -> Result<String> 
         let families = families.map_or(String::new(), |(g, rows)| {
             format!("\n{}", render_families(g, &rows))
         });
-        Ok(format!("{}{families}\n{}", render(&s), render_text(&paths)))
+        let review = review_summary(
+            &store,
+            build,
+            &slug,
+            generator.as_deref().unwrap_or("unknown"),
+        )?;
+        let review = if review.decided > 0 || review.added > 0 {
+            format!("\n{}", render_summary(&review))
+        } else {
+            String::new()
+        };
+        Ok(format!(
+            "{}{families}{review}\n{}",
+            render(&s),
+            render_text(&paths)
+        ))
     }
 }
 
@@ -93,6 +122,13 @@ pub fn export_files(film_dir: &Path, store: &Path, form: GraphForm, out: &Path) 
         GraphForm::Neo4jCsv => {
             let (nodes, rels) = to_neo4j_csv(&g);
             vec![write("nodes.csv", &nodes)?, write("edges.csv", &rels)?]
+        }
+        GraphForm::Gold => {
+            let gold = Gold::from_graph(&g);
+            vec![write(
+                "gold.json",
+                &(serde_json::to_string_pretty(&gold)? + "\n"),
+            )?]
         }
     };
     let mut text = String::new();

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use crate::align::Block;
 use crate::graph::build::{BuildOptions, Settings};
-use crate::graph::gold::read_gold;
+use crate::graph::gold::{read_gold, story_name};
 use crate::graph::schema::{Candidate, Evidence, Item, Node, NodeKind, Role, Status, Vote};
 use crate::graph::store::GraphStore;
 use crate::screenplay::Screenplay;
@@ -82,19 +82,6 @@ fn place(play: &Screenplay, blocks: &[Block], scene: usize, quote: &str) -> (usi
     )
 }
 
-/// `MARTA ELLIS` → `Marta Ellis`.
-fn title_case(name: &str) -> String {
-    name.split(' ')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next().map_or(String::new(), |f| {
-                f.to_uppercase().collect::<String>() + &c.as_str().to_lowercase()
-            })
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn block_of(blocks: &[Block], element: usize) -> usize {
     blocks
         .iter()
@@ -118,7 +105,7 @@ pub fn import_gold(store: &Store, folder: &FilmFolder, gold_path: &Path) -> Resu
         if n.name.chars().any(char::is_lowercase) {
             continue;
         }
-        let named = title_case(&n.name);
+        let named = story_name(&n.name);
         if !n.aliases.contains(&n.name) {
             n.aliases.insert(0, n.name.clone());
         }
@@ -145,29 +132,53 @@ pub fn import_gold(store: &Store, folder: &FilmFolder, gold_path: &Path) -> Resu
             }
         }
     }
-    let mut first_block: BTreeMap<String, usize> = BTreeMap::new();
-    for n in &mut graph.nodes {
-        let Some((scene, quote)) = quotes.get(&n.id) else {
-            continue;
-        };
+    // A quote where it stands: the element of its scene that holds it, else
+    // the one holding most of its words (the quote keeps the annotation's
+    // words; its offsets span that element).
+    let mut evidence_at = |scene: usize, quote: &str| {
         let (element, start, end) = place(&play, &blocks, scene - 1, quote);
         let line = play.elements.get(element).map_or("", |e| e.text.as_str());
-        if !line.contains(quote.trim()) {
-            unplaced += 1;
-        }
         let block = block_of(&blocks, element);
-        let text: String = line.chars().skip(start).take(end - start).collect();
-        n.order = Some(element);
-        n.blocks = vec![block];
-        n.evidence = vec![Evidence {
+        let text: String = if line.contains(quote.trim()) {
+            line.chars().skip(start).take(end - start).collect()
+        } else {
+            unplaced += 1;
+            quote.to_owned()
+        };
+        Evidence {
             block,
             element,
             start,
             end,
             quote: text,
             keyframes: Vec::new(),
-        }];
-        first_block.insert(n.id.clone(), block);
+        }
+    };
+    let mut first_block: BTreeMap<String, usize> = BTreeMap::new();
+    for n in &mut graph.nodes {
+        let Some((scene, quote)) = quotes.get(&n.id) else {
+            continue;
+        };
+        let ev = evidence_at(*scene, quote);
+        n.order = Some(ev.element);
+        n.blocks = vec![ev.block];
+        first_block.insert(n.id.clone(), ev.block);
+        n.evidence = vec![ev];
+    }
+    // A causal link carries its own two quotes, cause then effect (an event
+    // in several links shows only its first quote).
+    for e in &mut graph.edges {
+        let Some(l) = e
+            .link
+            .as_ref()
+            .and_then(|id| gold.causal_links.iter().find(|l| &l.id == id))
+        else {
+            continue;
+        };
+        e.evidence = vec![
+            evidence_at(l.cause_scene, &l.cause_evidence),
+            evidence_at(l.effect_scene, &l.effect_evidence),
+        ];
     }
     // A character is first proposed where it first holds a state.
     let holders: Vec<(String, usize)> = graph
@@ -303,15 +314,4 @@ pub fn import_gold_file(
         film_dir.display()
     );
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::title_case;
-
-    #[test]
-    fn a_cue_reads_as_a_name() {
-        assert_eq!(title_case("MARTA"), "Marta");
-        assert_eq!(title_case("CONRAD BLISS"), "Conrad Bliss");
-    }
 }

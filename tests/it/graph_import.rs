@@ -2,6 +2,7 @@
 //! scored against itself, imported once, and grown into valid trees.
 
 use crate::common;
+use moviegraph::graph::gold::{read_gold, Gold};
 use moviegraph::trees::jsonl::read_trees;
 use moviegraph::trees::validate::{is_valid, validate};
 
@@ -66,6 +67,87 @@ fn an_imported_annotation_is_the_films_graph_and_grows_valid_trees() {
     );
     // Characters read as the story names them, not as cues.
     assert!(first_line.contains("on Mara's mind"), "names title-cased");
+    // And the trees pass the validity audit (shortcut readers at chance).
+    let audit = run(&["trees", "audit", path.to_str().unwrap(), "--film", FILM]);
+    assert!(audit.contains("pass"), "{audit}");
+}
+
+/// The annotation with holders written as cues and characters in name order:
+/// what an annotation says, whatever names and order its file used.
+fn canonical(mut g: Gold) -> Gold {
+    let cue = |name: &str, g: &Gold| {
+        g.characters
+            .iter()
+            .find(|c| {
+                c.name.eq_ignore_ascii_case(name)
+                    || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+            })
+            .map_or(name.to_owned(), |c| c.name.clone())
+    };
+    let holders: Vec<String> = g.mental_states.iter().map(|s| cue(&s.holder, &g)).collect();
+    for (s, h) in g.mental_states.iter_mut().zip(holders) {
+        s.holder = h;
+    }
+    g.characters.sort_by(|a, b| a.name.cmp(&b.name));
+    for c in &mut g.characters {
+        c.aliases.sort();
+    }
+    g
+}
+
+#[test]
+fn an_annotation_imported_and_exported_as_gold_is_the_same_annotation() {
+    let mut films = vec![common::root().join(FILM)];
+    match common::annotated_films() {
+        Some(more) => films.extend(more),
+        None => println!("only the sample film: ../shared/films is absent"),
+    }
+    for film in films {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("ws.db");
+        let s = store.to_str().unwrap();
+        let f = film.to_str().unwrap();
+        let out = dir.path().join("out");
+        for args in [
+            vec!["graph", "import", f, "--store", s],
+            vec![
+                "graph",
+                "export",
+                f,
+                "--store",
+                s,
+                "--format",
+                "gold",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        ] {
+            let o = common::moviegraph_in(&common::root(), &args);
+            assert!(o.status.success(), "{args:?}: {}", common::said(&o));
+        }
+        let slug = film.file_name().unwrap().to_str().unwrap();
+        let back = read_gold(&out.join(format!("{slug}.gold.json"))).unwrap();
+        let original = read_gold(&film.join("gold.json")).unwrap();
+        let (back, original) = (canonical(back), canonical(original));
+        assert_eq!(back.characters, original.characters, "{slug}");
+        for (b, o) in back.mental_states.iter().zip(&original.mental_states) {
+            assert_eq!(b, o, "{slug}");
+        }
+        assert_eq!(
+            back.mental_states.len(),
+            original.mental_states.len(),
+            "{slug}"
+        );
+        for (b, o) in back.causal_links.iter().zip(&original.causal_links) {
+            assert_eq!(b, o, "{slug}");
+        }
+        assert_eq!(
+            back.causal_links.len(),
+            original.causal_links.len(),
+            "{slug}"
+        );
+        assert_eq!(back.chains, original.chains, "{slug}");
+    }
 }
 
 #[test]

@@ -35,6 +35,7 @@ mod no_film_in_rules;
 mod plaintext;
 mod plaintext_hard;
 mod provenance;
+mod review_web;
 mod run;
 mod run_films;
 mod run_subtitles;

@@ -5,8 +5,7 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -95,39 +94,8 @@ fn serve_with(root: &Path, extra: &[&str]) -> Server {
 
 /// One HTTP/1.1 request over a fresh connection: (status, location header, body).
 fn http(addr: &str, method: &str, path: &str, form: Option<&str>) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let body = form.unwrap_or("");
-    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    if form.is_some() {
-        request.push_str(&format!(
-            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
-            body.len()
-        ));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).unwrap();
-    let text = String::from_utf8_lossy(&response).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status in {head:?}"));
-    let location = head
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("location: ")
-                .or_else(|| l.strip_prefix("Location: "))
-        })
-        .unwrap_or("")
-        .to_string();
-    (status, location, body.to_string())
+    let r = common::http::request(addr, method, path, form, None);
+    (r.status, r.header("location").to_owned(), r.body)
 }
 
 /// Answers the question the test page shows, checking it is `node`.

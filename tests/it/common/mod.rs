@@ -178,6 +178,7 @@ fn diff(input: &Path, expected: &str, actual: &str) -> String {
     )
 }
 
+pub mod http;
 pub mod llm;
 pub mod walk;
 

@@ -1,6 +1,8 @@
-//! Which keyframe images the web walker may serve, and the file each request maps to.
+//! Which keyframe images the web walker and the review app may serve, and the file
+//! each request maps to.
 //!
-//! Only images that a loaded tree references, under `keyframes/<that tree's film>/` of
+//! Only images that a loaded tree (or the reviewed graph) references, under
+//! `keyframes/<that film>/` of
 //! the workspace, are served. A request is refused before the file system is touched
 //! when it is not such a reference (`..`, absolute paths, backslashes and anything not
 //! named by a tree never match), and the file is served only if its canonical path
@@ -51,6 +53,24 @@ impl Keyframes {
                 }
             }
         }
+        Keyframes {
+            root: root.to_path_buf(),
+            allowed,
+        }
+    }
+
+    /// The keyframes `paths` (workspace-relative) of film `film`, in the workspace at `root`.
+    pub fn of_film<'a>(
+        root: &Path,
+        film: &str,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Keyframes {
+        let prefix = format!("keyframes/{film}/");
+        let allowed = paths
+            .into_iter()
+            .filter(|p| p.starts_with(&prefix) && is_plain_relative(p))
+            .map(|p| (p.to_owned(), film.to_owned()))
+            .collect();
         Keyframes {
             root: root.to_path_buf(),
             allowed,
