@@ -32,15 +32,16 @@ const LAYERS: &[(&str, u8)] = &[
     ("workspace", 11),
     // The top: front ends over the application, and the argument syntax
     // the binary's front ends share.
-    ("walk", 12),
-    ("verify", 12),
-    ("args", 12),
-    ("bench", 13),
-    ("cli", 14),
+    ("signin", 12),
+    ("walk", 13),
+    ("verify", 13),
+    ("args", 13),
+    ("bench", 14),
+    ("cli", 15),
 ];
 
 /// The front ends, the only modules that may know terminals and arguments.
-const TOP: &[&str] = &["walk", "verify", "args", "bench", "cli"];
+const TOP: &[&str] = &["signin", "walk", "verify", "args", "bench", "cli"];
 
 /// Outside crates that only some top-level modules may name: the crate and
 /// the modules that may.

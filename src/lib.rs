@@ -24,6 +24,7 @@ pub mod trees;
 // The application.
 pub mod workspace;
 // The top: front ends in the library (the binary holds `args`, `bench`, `cli`).
+pub mod signin;
 pub mod verify;
 pub mod walk;
 

@@ -1,17 +1,17 @@
 //! `moviegraph graph`: build, inspect, review and export the Social-Causal Graph.
 
-use std::collections::HashMap;
 use std::io::BufRead;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 
 use clap::{Args, Subcommand, ValueEnum};
 use moviegraph::graph::build::BuildOptions;
 use moviegraph::graph::consensus::Rule;
 use moviegraph::graph::resolve::ResolveOptions;
-use moviegraph::verify::{new_token, serve, Access};
+use moviegraph::signin::{Access, SignIn};
+use moviegraph::verify::serve;
 use moviegraph::workspace::graph_build::{build_film_graph, BuildRequest};
 use moviegraph::workspace::graph_files::{describe, export_files, graph_stats, GraphForm, Review};
 use moviegraph::workspace::review::ReviewApp;
@@ -292,26 +292,15 @@ fn review_cmd(a: ReviewArgs) -> anyhow::Result<Outcome> {
 
 /// `graph review --serve`: the review app until the process is stopped.
 fn serve_review(a: &ReviewArgs, store: &std::path::Path) -> anyhow::Result<Outcome> {
-    let access = if !a.reviewer.is_empty() {
-        let mut tokens = HashMap::new();
-        for name in &a.reviewer {
-            tokens.insert(new_token(), name.clone());
-        }
-        Access::Tokens(tokens)
-    } else if let Some(p) = std::env::var("MOVIEGRAPH_REVIEW_PASSWORD")
-        .ok()
-        .filter(|p| !p.is_empty())
-    {
-        Access::Password(p)
-    } else if a.host.is_loopback() {
-        Access::Open
-    } else {
-        bail!(
-            "--host {} lets anyone who reaches it review; name the reviewers (--reviewer NAME, each gets a link) \
-             or set a password in $MOVIEGRAPH_REVIEW_PASSWORD",
-            a.host
-        );
-    };
+    let access = Access::choose(
+        a.host,
+        &a.reviewer,
+        std::env::var("MOVIEGRAPH_REVIEW_PASSWORD").ok(),
+        "--reviewer",
+        "MOVIEGRAPH_REVIEW_PASSWORD",
+    )
+    .map_err(anyhow::Error::msg)?;
+    let signin = SignIn::new(access, "mg_review");
     let root = std::env::current_dir().context("reading the current folder")?;
     let app = ReviewApp::open(
         &a.film.film_dir,
@@ -332,15 +321,11 @@ fn serve_review(a: &ReviewArgs, store: &std::path::Path) -> anyhow::Result<Outco
             .with_context(|| format!("binding {}:{}", a.host, a.port))?;
         let addr = listener.local_addr()?;
         let mut text = format!("listening on http://{addr}/\n");
-        if let Access::Tokens(tokens) = &access {
-            let mut links: Vec<(&String, &String)> = tokens.iter().map(|(t, n)| (n, t)).collect();
-            links.sort();
-            for (name, token) in links {
-                text.push_str(&format!("reviewer {name}: http://{addr}/login/{token}\n"));
-            }
+        for (name, link) in signin.links(&format!("http://{addr}")) {
+            text.push_str(&format!("reviewer {name}: {link}\n"));
         }
         emit(&text)?;
-        serve(listener, app, access)
+        serve(listener, app, signin)
             .await
             .context("serving the review app")?;
         Ok(Outcome::Success)

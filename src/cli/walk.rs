@@ -3,10 +3,12 @@
 use std::io::IsTerminal;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Args;
+use moviegraph::signin::{Access, SignIn};
 use moviegraph::trees::schema::Tree;
 use moviegraph::walk::explore::GraphLabels;
 use moviegraph::walk::preview::PreviewStyle;
@@ -49,8 +51,8 @@ pub struct WalkArgs {
     #[arg(long, default_value_t = 8080, requires = "serve")]
     port: u16,
     /// Address of --serve: 127.0.0.1 keeps it on this machine. Any other address
-    /// serves the walker, which has no login, to whoever can reach it (a warning
-    /// says so).
+    /// needs --person (a link per person) or a password in
+    /// $MOVIEGRAPH_WALK_PASSWORD.
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST), requires = "serve")]
     host: IpAddr,
     /// How long an annotator's test session in --serve may go without a page
@@ -59,6 +61,11 @@ pub struct WalkArgs {
     /// lost: every answer is stored as it is given, and the next page resumes.
     #[arg(long, default_value = "30m", value_parser = parse_idle, requires = "serve")]
     session_idle: Duration,
+    /// A person who may use --serve (repeat for each): each gets their own
+    /// link, printed once at start (new links at each start), and takes the
+    /// test under that name only.
+    #[arg(long, value_name = "NAME", requires = "serve")]
+    person: Vec<String>,
     /// The workspace root that the trees' keyframe paths are relative to (default: the
     /// current folder). Only keyframes the trees reference, inside
     /// `ROOT/keyframes/<film>/`, are served.
@@ -89,25 +96,6 @@ fn parse_idle(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(value * seconds_per))
 }
 
-/// What to tell a person who serves the walker beyond this machine: it has
-/// no login, so whoever reaches the address can read the trees (gold
-/// included in explore mode) and record answers under any name. `None` for
-/// a loopback address.
-fn exposure_warning(host: IpAddr) -> Option<String> {
-    (!host.is_loopback()).then(|| {
-        let reach = if host.is_unspecified() {
-            "every network this machine is on".to_owned()
-        } else {
-            format!("the network of {host}")
-        };
-        format!(
-            "warning: serving on {host}: anyone on {reach} can open the walker, read its trees \
-             and record answers under any name (it has no login); use the default --host \
-             127.0.0.1 to keep it on this machine"
-        )
-    })
-}
-
 /// Walks question trees: test mode records a human eval run, explore mode shows gold.
 pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
     let annotator = match &args.annotator {
@@ -130,6 +118,15 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
         .collect::<Vec<_>>()
         .join(" ");
     if args.serve {
+        let access = Access::choose(
+            args.host,
+            &args.person,
+            std::env::var("MOVIEGRAPH_WALK_PASSWORD").ok(),
+            "--person",
+            "MOVIEGRAPH_WALK_PASSWORD",
+        )
+        .map_err(anyhow::Error::msg)?;
+        let signin = SignIn::new(access, "mg_walk");
         let root = match &args.root {
             Some(root) => root.clone(),
             None => std::env::current_dir().context("reading the current folder")?,
@@ -144,10 +141,11 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
                 .await
                 .with_context(|| format!("binding {}:{}", args.host, args.port))?;
             let addr = listener.local_addr()?;
-            if let Some(warning) = exposure_warning(args.host) {
-                eprintln!("{warning}");
+            let mut text = format!("listening on http://{addr}/\n");
+            for (name, link) in signin.links(&format!("http://{addr}")) {
+                text.push_str(&format!("person {name}: {link}\n"));
             }
-            emit(&format!("listening on http://{addr}/\n"))?;
+            emit(&text)?;
             web::serve(
                 listener,
                 trees,
@@ -159,6 +157,7 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
                     explore: args.explore,
                     graph,
                     session_idle: args.session_idle,
+                    signin: Arc::new(signin),
                 },
             )
             .await
@@ -222,19 +221,6 @@ enum PreviewArg {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn serving_beyond_loopback_is_warned_of_and_loopback_is_not() {
-        assert_eq!(exposure_warning(IpAddr::V4(Ipv4Addr::LOCALHOST)), None);
-        assert_eq!(exposure_warning("::1".parse().unwrap()), None);
-        let all = exposure_warning(IpAddr::V4(Ipv4Addr::UNSPECIFIED)).unwrap();
-        assert!(
-            all.contains("every network") && all.contains("no login"),
-            "{all}"
-        );
-        let lan = exposure_warning("192.168.1.20".parse().unwrap()).unwrap();
-        assert!(lan.contains("192.168.1.20"), "{lan}");
-    }
 
     #[test]
     fn session_idle_reads_seconds_minutes_hours_and_bare_minutes() {

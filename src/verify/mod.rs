@@ -12,7 +12,6 @@
 //! `/login/{token}` (a reviewer's own link). Who signed in is kept in a
 //! session cookie; tokens and passwords never reach a log or a page.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
@@ -21,36 +20,18 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use rand::Rng;
 use serde::Deserialize;
 
 use crate::graph::review::{Correction, RejectReason, Truth, Verdict};
 use crate::graph::schema::Attitude;
+use crate::signin::{new_token, Refusal, SignIn};
 use crate::text::escape_html;
 use crate::workspace::review::{CandidateView, NewState, Queue, ReviewApp, SceneLine};
 use crate::workspace::review_figures::render_summary;
 
-/// Who may review.
-#[derive(Debug, Clone)]
-pub enum Access {
-    /// Anyone who reaches the server says who they are (loopback only).
-    Open,
-    /// Each reviewer has a link with their own token: token → name.
-    Tokens(HashMap<String, String>),
-    /// Anyone with the password, under the name they give.
-    Password(String),
-}
-
-/// A random token: 32 hex digits from the thread's generator.
-pub fn new_token() -> String {
-    let bytes: [u8; 16] = rand::rng().random();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 struct AppState {
     app: Mutex<ReviewApp>,
-    access: Access,
-    sessions: Mutex<HashMap<String, String>>,
+    signin: SignIn,
 }
 
 type Shared = Arc<AppState>;
@@ -59,12 +40,11 @@ type Shared = Arc<AppState>;
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: ReviewApp,
-    access: Access,
+    signin: SignIn,
 ) -> std::io::Result<()> {
     let state = Arc::new(AppState {
         app: Mutex::new(app),
-        access,
-        sessions: Mutex::new(HashMap::new()),
+        signin,
     });
     let routes = Router::new()
         .route("/", get(home))
@@ -111,57 +91,15 @@ fn failed(e: impl std::fmt::Display) -> Response {
     refuse(StatusCode::BAD_REQUEST, &e.to_string())
 }
 
-/// The signed-in reviewer, from the session cookie.
-fn reviewer(state: &AppState, headers: &HeaderMap) -> Option<String> {
-    let cookies = headers.get(header::COOKIE)?.to_str().ok()?;
-    let sid = cookies
-        .split(';')
-        .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| *k == "mg_review")?
-        .1;
-    state.sessions.lock().ok()?.get(sid).cloned()
-}
-
-fn signed_in(state: &AppState, name: &str) -> Response {
-    let sid = new_token();
-    if let Ok(mut s) = state.sessions.lock() {
-        s.insert(sid.clone(), name.to_owned());
-    }
-    (
-        StatusCode::SEE_OTHER,
-        [
-            (
-                header::SET_COOKIE,
-                format!("mg_review={sid}; HttpOnly; SameSite=Strict; Path=/"),
-            ),
-            (header::LOCATION, "/".to_owned()),
-        ],
-    )
-        .into_response()
+fn refused(r: Refusal) -> Response {
+    refuse(r.status, r.message)
 }
 
 async fn login_page(State(state): State<Shared>) -> Response {
-    let password = match &state.access {
-        Access::Tokens(_) => {
-            return refuse(
-                StatusCode::UNAUTHORIZED,
-                "Open the link you were given to review this film.",
-            )
-        }
-        Access::Password(_) => {
-            "<label>password <input type=\"password\" name=\"password\"></label> "
-        }
-        Access::Open => "",
-    };
-    page(
-        "sign in",
-        &format!(
-            "<h1>Who is reviewing?</h1><form method=\"post\" action=\"/login\">\
-             <label>your name <input name=\"name\" id=\"name\" autofocus required maxlength=\"64\"></label> \
-             {password}<button type=\"submit\">start</button></form>"
-        ),
-    )
-    .into_response()
+    match state.signin.form("Who is reviewing?") {
+        Ok(form) => page("sign in", &form).into_response(),
+        Err(r) => refused(r),
+    }
 }
 
 #[derive(Deserialize)]
@@ -172,42 +110,20 @@ struct LoginForm {
 }
 
 async fn login(State(state): State<Shared>, Form(form): Form<LoginForm>) -> Response {
-    let name = form.name.trim();
-    if name.is_empty() || name.len() > 64 || name.chars().any(char::is_control) {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            "A name is 1-64 printable characters.",
-        );
-    }
-    match &state.access {
-        Access::Tokens(_) => refuse(
-            StatusCode::UNAUTHORIZED,
-            "Open the link you were given to review this film.",
-        ),
-        Access::Password(p) if p != &form.password => {
-            refuse(StatusCode::UNAUTHORIZED, "Wrong password.")
-        }
-        _ => signed_in(&state, name),
-    }
+    SignIn::answer(state.signin.by_name(&form.name, &form.password))
+        .map_or_else(refused, IntoResponse::into_response)
 }
 
 async fn login_token(State(state): State<Shared>, UrlPath(token): UrlPath<String>) -> Response {
-    let name = match &state.access {
-        Access::Tokens(t) => t.get(&token).cloned(),
-        _ => None,
-    };
-    match name {
-        Some(name) => signed_in(&state, &name),
-        None => refuse(
-            StatusCode::UNAUTHORIZED,
-            "This link is not valid (links change when the app restarts).",
-        ),
-    }
+    SignIn::answer(state.signin.by_token(&token)).map_or_else(refused, IntoResponse::into_response)
 }
 
 /// The signed-in reviewer, or the response that sends a stranger to sign in.
 fn who(state: &AppState, headers: &HeaderMap) -> Result<String, Box<Response>> {
-    reviewer(state, headers).ok_or_else(|| Box::new(Redirect::to("/login").into_response()))
+    state
+        .signin
+        .person(headers)
+        .ok_or_else(|| Box::new(Redirect::to("/login").into_response()))
 }
 
 async fn home(State(state): State<Shared>, headers: HeaderMap) -> Response {
@@ -230,7 +146,7 @@ async fn home(State(state): State<Shared>, headers: HeaderMap) -> Response {
         escape_html(&render_summary(&summary))
     );
     body.push_str("<h2>Queues</h2><ul><li><a id=\"q-escalated\" href=\"/next?q=escalated\">candidates the auditors disagree on</a></li>");
-    body.push_str("<li><form method=\"get\" action=\"/next\">a random sample of the accepted (for the precision estimate): \
+    body.push_str("<li><form method=\"get\" action=\"/next\">a random sample of the accepted states, ToM edges and causal links (for the precision estimate): \
         <input name=\"size\" value=\"50\" size=\"4\"> candidates, seed <input name=\"seed\" value=\"0\" size=\"4\"> \
         <button name=\"q\" value=\"sample\">start</button></form></li>");
     body.push_str("<li>every candidate of a kind: ");

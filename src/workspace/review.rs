@@ -13,7 +13,9 @@ use sha2::{Digest, Sha256};
 use crate::align::Block;
 use crate::graph::review::{kind_of, sentence, Decision, Verdict};
 use crate::graph::review_store::{Original, ReviewStore};
-use crate::graph::schema::{Attitude, Candidate, Evidence, Item, Node, NodeKind, Status, Vote};
+use crate::graph::schema::{
+    Attitude, Candidate, EdgeFamily, EdgeKind, Evidence, Item, Node, NodeKind, Status, Vote,
+};
 use crate::graph::store::GraphStore;
 use crate::screenplay::Screenplay;
 use crate::store::{GraphBuildId, Store};
@@ -38,8 +40,8 @@ pub enum Queue {
     Scene(usize),
     /// Every candidate of one kind (an attitude, or `node:event`, `edge:causes`…).
     Kind(String),
-    /// A random sample of the accepted ones (the precision estimate's), drawn
-    /// by the seed.
+    /// A random sample of the accepted mental states, ToM edges and causal
+    /// links (the precision estimate's), drawn by the seed.
     Sample {
         /// How many.
         size: usize,
@@ -546,6 +548,20 @@ fn check_reviewer(reviewer: &str) -> Result<()> {
 }
 
 /// The sample queue's candidates: accepted by the models, drawn by the seed.
+/// What a Theory-of-Mind graph claims, and its sample estimates the precision
+/// of: mental states, the ToM edges between minds and characters (`about`,
+/// `perceives`, `reveals`, `conceals`) and causal links (not `holds`, which
+/// follows its state, nor characters, objects, places, events or context edges).
+fn is_claim(c: &Candidate) -> bool {
+    match &c.item {
+        Item::Node(n) => n.kind == NodeKind::MentalState,
+        Item::Edge(e) => {
+            e.kind.claims_cause()
+                || (e.kind.family() == EdgeFamily::Tom && e.kind != EdgeKind::Holds)
+        }
+    }
+}
+
 fn sample_ids<'a>(
     all: &'a [Candidate],
     before: &BTreeMap<String, Original>,
@@ -556,7 +572,7 @@ fn sample_ids<'a>(
     };
     let mut drawn: Vec<([u8; 32], &str)> = all
         .iter()
-        .filter(|c| reviewable(c) && original_status(c, before) == Some(Status::Accepted))
+        .filter(|c| is_claim(c) && original_status(c, before) == Some(Status::Accepted))
         .map(|c| {
             (
                 Sha256::digest(format!("{seed}:{}", c.id)).into(),

@@ -470,3 +470,92 @@ fn screenshot(chromium: &Path, profile: &Path, out: &Path, url: &str) -> bool {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn beyond_loopback_the_walker_needs_links_or_a_password_and_a_person_takes_only_their_test() {
+    let dir = workspace();
+    let refused = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args([
+            "walk",
+            "--serve",
+            "--port",
+            "0",
+            "--host",
+            "0.0.0.0",
+            "trees/tiny.jsonl",
+            "--store",
+            "ws.db",
+        ])
+        .current_dir(dir.path())
+        .env_remove("MOVIEGRAPH_STORE")
+        .env_remove("MOVIEGRAPH_WALK_PASSWORD")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        common::said(&refused).contains("--person"),
+        "{}",
+        common::said(&refused)
+    );
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .args([
+            "walk",
+            "--serve",
+            "--port",
+            "0",
+            "trees/tiny.jsonl",
+            "--store",
+            "ws.db",
+        ])
+        .args(["--person", "ana", "--person", "ben"])
+        .current_dir(dir.path())
+        .env_remove("MOVIEGRAPH_STORE")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let mut l = String::new();
+        out.read_line(&mut l).unwrap();
+        lines.push(l.trim().to_owned());
+    }
+    let server = Server {
+        addr: lines[0]
+            .strip_prefix("listening on http://")
+            .and_then(|s| s.strip_suffix('/'))
+            .unwrap()
+            .to_owned(),
+        child,
+    };
+    let ana_link = lines[1]
+        .strip_prefix("person ana: ")
+        .expect("ana's link")
+        .to_owned();
+    // Nobody gets in without a link.
+    let (status, location, _) = http(&server.addr, "GET", "/", None);
+    assert_eq!((status, location.as_str()), (303, "/login"));
+    assert_eq!(http(&server.addr, "GET", "/test/ana", None).0, 303);
+    assert_eq!(
+        http(&server.addr, "POST", "/login", Some("name=ana")).0,
+        401
+    );
+    let path = &ana_link[ana_link.find("/login/").unwrap()..];
+    let r = common::http::request(&server.addr, "GET", path, None, None);
+    assert_eq!(r.status, 303);
+    let cookie = r.header("set-cookie").split(';').next().unwrap().to_owned();
+    // Ana walks as ana, whatever name the form sends, and never as ben.
+    let r = common::http::request(
+        &server.addr,
+        "POST",
+        "/test",
+        Some("annotator=ben"),
+        Some(&cookie),
+    );
+    assert_eq!((r.status, r.header("location")), (303, "/test/ana"));
+    let r = common::http::request(&server.addr, "GET", "/test/ben", None, Some(&cookie));
+    assert_eq!(r.status, 403);
+    let r = common::http::request(&server.addr, "GET", "/test/ana", None, Some(&cookie));
+    assert_eq!(r.status, 200, "{}", r.body);
+}
