@@ -126,7 +126,7 @@ pub fn walk(args: WalkArgs) -> anyhow::Result<Outcome> {
             "MOVIEGRAPH_WALK_PASSWORD",
         )
         .map_err(anyhow::Error::msg)?;
-        let signin = SignIn::new(access, "mg_walk");
+        let signin = SignIn::new(access, "mg_walk").with_owned_paths("/test/");
         let root = match &args.root {
             Some(root) => root.clone(),
             None => std::env::current_dir().context("reading the current folder")?,

@@ -7,10 +7,16 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use axum::extract::{Form, Path as UrlPath, State};
 use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::get;
+use axum::Router;
 use rand::Rng;
+
+use crate::text::escape_html;
 
 /// Who may sign in.
 #[derive(Clone)]
@@ -76,6 +82,7 @@ pub struct SignIn {
     access: Access,
     cookie: &'static str,
     sessions: Mutex<HashMap<String, String>>,
+    owned: Option<&'static str>,
 }
 
 impl std::fmt::Debug for SignIn {
@@ -96,7 +103,15 @@ impl SignIn {
             access,
             cookie,
             sessions: Mutex::new(HashMap::new()),
+            owned: None,
         }
+    }
+
+    /// Paths under `prefix` belong to the person named by their next segment
+    /// (`/test/ana/…` is ana's): [`guard`] lets nobody else in.
+    pub fn with_owned_paths(mut self, prefix: &'static str) -> SignIn {
+        self.owned = Some(prefix);
+        self
     }
 
     /// Whether anyone may use the server without signing in (open access).
@@ -145,22 +160,6 @@ impl SignIn {
         ))
     }
 
-    /// The response to a sign-in: to `/` with the session cookie, or the refusal
-    /// as (status, message) for the front end to render.
-    pub fn answer(
-        result: Result<String, Refusal>,
-    ) -> Result<(StatusCode, [(header::HeaderName, String); 2]), Refusal> {
-        result.map(|cookie| {
-            (
-                StatusCode::SEE_OTHER,
-                [
-                    (header::SET_COOKIE, cookie),
-                    (header::LOCATION, "/".to_owned()),
-                ],
-            )
-        })
-    }
-
     /// Signs `name` in with `password` (ignored when open): the `Set-Cookie` value.
     pub fn by_name(&self, name: &str, password: &str) -> Result<String, Refusal> {
         let name = name.trim();
@@ -200,6 +199,125 @@ impl SignIn {
     }
 }
 
+/// How a front end draws a page: (title, body HTML) → the page.
+pub type PageFn = fn(&str, &str) -> Html<String>;
+
+#[derive(Clone)]
+struct Pages {
+    signin: Arc<SignIn>,
+    question: &'static str,
+    page: PageFn,
+}
+
+/// The sign-in routes: `/login` (the form, and its POST) and `/login/{token}`
+/// (a person's link), drawn by `page` under the heading `question`.
+pub fn routes(signin: Arc<SignIn>, question: &'static str, page: PageFn) -> Router {
+    Router::new()
+        .route("/login", get(login_page).post(login))
+        .route("/login/{token}", get(login_token))
+        .with_state(Pages {
+            signin,
+            question,
+            page,
+        })
+}
+
+fn refused(pages: &Pages, r: Refusal) -> Response {
+    (
+        r.status,
+        (pages.page)("sign in", &format!("<p>{}</p>", escape_html(r.message))),
+    )
+        .into_response()
+}
+
+fn answer(pages: &Pages, result: Result<String, Refusal>) -> Response {
+    match result {
+        Ok(cookie) => (
+            StatusCode::SEE_OTHER,
+            [
+                (header::SET_COOKIE, cookie),
+                (header::LOCATION, "/".to_owned()),
+            ],
+        )
+            .into_response(),
+        Err(r) => refused(pages, r),
+    }
+}
+
+async fn login_page(State(pages): State<Pages>) -> Response {
+    match pages.signin.form(pages.question) {
+        Ok(form) => (pages.page)("sign in", &form).into_response(),
+        Err(r) => refused(&pages, r),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct LoginForm {
+    name: String,
+    #[serde(default)]
+    password: String,
+}
+
+async fn login(State(pages): State<Pages>, Form(form): Form<LoginForm>) -> Response {
+    let result = pages.signin.by_name(&form.name, &form.password);
+    answer(&pages, result)
+}
+
+async fn login_token(State(pages): State<Pages>, UrlPath(token): UrlPath<String>) -> Response {
+    let result = pages.signin.by_token(&token);
+    answer(&pages, result)
+}
+
+/// Middleware: unless access is open, every page but the sign-in ones needs a
+/// signed-in person (strangers go to `/login`), and an owned path only its owner.
+pub async fn guard(
+    State(signin): State<Arc<SignIn>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let path = request.uri().path().to_owned();
+    if signin.is_open() || path == "/login" || path.starts_with("/login/") {
+        return next.run(request).await;
+    }
+    let Some(person) = signin.person(request.headers()) else {
+        return Redirect::to("/login").into_response();
+    };
+    if let Some(rest) = signin.owned.and_then(|p| path.strip_prefix(p)) {
+        if percent_decoded(rest.split('/').next().unwrap_or("")) != person {
+            return (
+                StatusCode::FORBIDDEN,
+                Html("<p>This page is another person's.</p>"),
+            )
+                .into_response();
+        }
+    }
+    next.run(request).await
+}
+
+/// `%41b` → `Ab` (invalid escapes kept as they are).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +330,13 @@ mod tests {
             set.split(';').next().unwrap().parse().unwrap(),
         );
         h
+    }
+
+    #[test]
+    fn escapes_decode_and_bad_ones_stay() {
+        assert_eq!(percent_decoded("a%20b%C3%A9"), "a bé");
+        assert_eq!(percent_decoded("100%"), "100%");
+        assert_eq!(percent_decoded("%zz"), "%zz");
     }
 
     #[test]

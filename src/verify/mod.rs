@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Form, Path as UrlPath, Query, State};
+use axum::extract::{Form, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -24,14 +24,14 @@ use serde::Deserialize;
 
 use crate::graph::review::{Correction, RejectReason, Truth, Verdict};
 use crate::graph::schema::Attitude;
-use crate::signin::{new_token, Refusal, SignIn};
+use crate::signin::{new_token, SignIn};
 use crate::text::escape_html;
 use crate::workspace::review::{CandidateView, NewState, Queue, ReviewApp, SceneLine};
 use crate::workspace::review_figures::render_summary;
 
 struct AppState {
     app: Mutex<ReviewApp>,
-    signin: SignIn,
+    signin: Arc<SignIn>,
 }
 
 type Shared = Arc<AppState>;
@@ -42,21 +42,21 @@ pub async fn serve(
     app: ReviewApp,
     signin: SignIn,
 ) -> std::io::Result<()> {
+    let signin = Arc::new(signin);
     let state = Arc::new(AppState {
         app: Mutex::new(app),
-        signin,
+        signin: signin.clone(),
     });
     let routes = Router::new()
         .route("/", get(home))
-        .route("/login", get(login_page).post(login))
-        .route("/login/{token}", get(login_token))
         .route("/next", get(next))
         .route("/decide", post(decide))
         .route("/add", get(add_page).post(add))
         .route("/keyframe", get(keyframe))
         .route("/decisions.csv", get(decisions_csv))
         .route("/decisions.jsonl", get(decisions_jsonl))
-        .with_state(state);
+        .with_state(state)
+        .merge(crate::signin::routes(signin, "Who is reviewing?", page));
     axum::serve(listener, routes).await
 }
 
@@ -89,33 +89,6 @@ fn refuse(status: StatusCode, text: &str) -> Response {
 
 fn failed(e: impl std::fmt::Display) -> Response {
     refuse(StatusCode::BAD_REQUEST, &e.to_string())
-}
-
-fn refused(r: Refusal) -> Response {
-    refuse(r.status, r.message)
-}
-
-async fn login_page(State(state): State<Shared>) -> Response {
-    match state.signin.form("Who is reviewing?") {
-        Ok(form) => page("sign in", &form).into_response(),
-        Err(r) => refused(r),
-    }
-}
-
-#[derive(Deserialize)]
-struct LoginForm {
-    name: String,
-    #[serde(default)]
-    password: String,
-}
-
-async fn login(State(state): State<Shared>, Form(form): Form<LoginForm>) -> Response {
-    SignIn::answer(state.signin.by_name(&form.name, &form.password))
-        .map_or_else(refused, IntoResponse::into_response)
-}
-
-async fn login_token(State(state): State<Shared>, UrlPath(token): UrlPath<String>) -> Response {
-    SignIn::answer(state.signin.by_token(&token)).map_or_else(refused, IntoResponse::into_response)
 }
 
 /// The signed-in reviewer, or the response that sends a stranger to sign in.

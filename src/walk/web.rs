@@ -13,7 +13,7 @@
 //! for [`WebOptions::session_idle`] is closed too; and a closed or restarted
 //! session resumes from the store on its annotator's next page.
 
-use crate::signin::{Refusal, SignIn};
+use crate::signin::{self, SignIn};
 use crate::text::escape_html;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -164,107 +164,17 @@ fn state(trees: Vec<Tree>, options: WebOptions) -> Arc<WebState> {
 }
 
 fn routes(state: Arc<WebState>) -> Router {
+    let signin = state.options.signin.clone();
     Router::new()
-        .route("/login", get(login_page).post(login))
-        .route("/login/{token}", get(login_token))
         .route("/", get(index))
         .route("/test", post(start_test))
         .route("/test/{annotator}", get(test_page))
         .route("/test/{annotator}/answer", post(answer))
         .route("/explore/{tree}/{node}", get(explore_page))
         .route("/keyframes/{*path}", get(keyframe))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
-}
-
-/// Unless anyone may walk, every page but the sign-in ones needs a signed-in
-/// person, and a test page is only its own annotator's.
-async fn guard(
-    State(state): State<Arc<WebState>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let signin = &state.options.signin;
-    let path = request.uri().path().to_owned();
-    if signin.is_open() || path == "/login" || path.starts_with("/login/") {
-        return next.run(request).await;
-    }
-    let Some(person) = signin.person(request.headers()) else {
-        return Redirect::to("/login").into_response();
-    };
-    if let Some(rest) = path.strip_prefix("/test/") {
-        let annotator = percent_decoded(rest.split('/').next().unwrap_or(""));
-        if annotator != person {
-            return (
-                StatusCode::FORBIDDEN,
-                page(
-                    "not yours",
-                    "<p>This is another person's test; yours is under your own name.</p>",
-                ),
-            )
-                .into_response();
-        }
-    }
-    next.run(request).await
-}
-
-/// `%41b` → `Ab` (invalid escapes kept as they are).
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn refused(r: Refusal) -> Response {
-    (
-        r.status,
-        page("sign in", &format!("<p>{}</p>", escape_html(r.message))),
-    )
-        .into_response()
-}
-
-async fn login_page(State(state): State<Arc<WebState>>) -> Response {
-    match state.options.signin.form("Who is walking?") {
-        Ok(form) => page("sign in", &form).into_response(),
-        Err(r) => refused(r),
-    }
-}
-
-#[derive(serde::Deserialize)]
-struct LoginForm {
-    name: String,
-    #[serde(default)]
-    password: String,
-}
-
-async fn login(State(state): State<Arc<WebState>>, Form(form): Form<LoginForm>) -> Response {
-    SignIn::answer(state.options.signin.by_name(&form.name, &form.password))
-        .map_or_else(refused, IntoResponse::into_response)
-}
-
-async fn login_token(
-    State(state): State<Arc<WebState>>,
-    UrlPath(token): UrlPath<String>,
-) -> Response {
-    SignIn::answer(state.options.signin.by_token(&token))
-        .map_or_else(refused, IntoResponse::into_response)
+        .merge(signin::routes(signin.clone(), "Who is walking?", page))
+        .layer(axum::middleware::from_fn_with_state(signin, signin::guard))
 }
 
 /// Serves the walker on `listener` until the process ends, closing idle test
