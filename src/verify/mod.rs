@@ -23,10 +23,10 @@ use axum::Router;
 use serde::Deserialize;
 
 use crate::graph::review::{Correction, RejectReason, Truth, Verdict};
-use crate::graph::schema::Attitude;
+use crate::graph::schema::{Attitude, EdgeKind};
 use crate::signin::{new_token, SignIn};
 use crate::text::escape_html;
-use crate::workspace::review::{CandidateView, NewState, Queue, ReviewApp, SceneLine};
+use crate::workspace::review::{CandidateView, NewLink, NewState, Queue, ReviewApp, SceneLine};
 use crate::workspace::review_figures::render_summary;
 
 struct AppState {
@@ -52,6 +52,7 @@ pub async fn serve(
         .route("/next", get(next))
         .route("/decide", post(decide))
         .route("/add", get(add_page).post(add))
+        .route("/add-link", post(add_link))
         .route("/keyframe", get(keyframe))
         .route("/decisions.csv", get(decisions_csv))
         .route("/decisions.jsonl", get(decisions_jsonl))
@@ -474,6 +475,15 @@ async fn add_page(
     for (_, a) in ATTITUDES {
         let _ = write!(attitudes, "<option>{a}</option>");
     }
+    let mut ends = String::new();
+    for (id, label) in app.link_ends().unwrap_or_default() {
+        let _ = write!(
+            ends,
+            "<option value=\"{}\">{}</option>",
+            escape_html(&id),
+            escape_html(&label)
+        );
+    }
     let added = query.added.map_or(String::new(), |id| {
         format!(
             "<p id=\"added\">Added <code>{}</code>.</p>",
@@ -493,19 +503,29 @@ async fn add_page(
          <label>truth <select name=\"truth\"><option value=\"unknown\">unknown</option><option>true</option><option>false</option></select></label><br>\
          <label>content <input name=\"content\" id=\"content\" size=\"60\" required></label> \
          <button type=\"submit\" id=\"save\">add</button></form>\
+         <h2>Or a causal link</h2><p>Between two things the graph already holds, with the selected words as its evidence.</p>\
+         <form method=\"post\" action=\"/add-link\" id=\"add-link\"><input type=\"hidden\" name=\"nonce\" value=\"{}\">\
+         <input type=\"hidden\" name=\"scene\" value=\"{n}\">\
+         <input type=\"hidden\" name=\"element\"><input type=\"hidden\" name=\"start\"><input type=\"hidden\" name=\"end\">\
+         <label>cause <select name=\"cause\" id=\"cause\">{ends}</select></label><br>\
+         <label>link <select name=\"kind\" id=\"kind\"><option>causes</option><option>enables</option><option>prevents</option><option>motivates</option><option>triggers</option></select></label><br>\
+         <label>effect <select name=\"effect\" id=\"effect\">{ends}</select></label> \
+         <button type=\"submit\" id=\"save-link\">add link</button></form>\
          <script>function pick(){{var s=window.getSelection();if(!s.rangeCount||s.isCollapsed)return;\
          var r=s.getRangeAt(0);var p=r.startContainer.parentElement.closest('p[data-element]');\
          var q=r.endContainer.parentElement.closest('p[data-element]');if(!p||p!==q)return;\
          var pre=document.createRange();pre.selectNodeContents(p);pre.setEnd(r.startContainer,r.startOffset);\
          var start=Array.from(pre.toString()).length;var text=Array.from(r.toString());\
-         document.getElementById('element').value=p.dataset.element;document.getElementById('start').value=start;\
-         document.getElementById('end').value=start+text.length;document.getElementById('quote').textContent=r.toString();}}\
+         var set=function(n,v){{document.querySelectorAll('input[name='+n+']').forEach(function(i){{i.value=v;}});}};\
+         set('element',p.dataset.element);set('start',start);set('end',start+text.length);\
+         document.getElementById('quote').textContent=r.toString();}}\
          document.getElementById('scene').addEventListener('mouseup',pick);document.addEventListener('selectionchange',pick);</script>",
         lines_html(&lines),
         new_token(),
+        new_token(),
         n = query.scene,
     );
-    page("add a state", &body).into_response()
+    page("add a state or a link", &body).into_response()
 }
 
 #[derive(Deserialize)]
@@ -617,6 +637,64 @@ async fn keyframe(
         Err(e) => failed(e),
     }
 }
+
+#[derive(Deserialize)]
+struct AddLinkForm {
+    nonce: String,
+    scene: usize,
+    element: String,
+    start: String,
+    end: String,
+    cause: String,
+    effect: String,
+    kind: String,
+}
+
+async fn add_link(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    Form(form): Form<AddLinkForm>,
+) -> Response {
+    let me = match who(&state, &headers) {
+        Ok(me) => me,
+        Err(r) => return *r,
+    };
+    let (Ok(element), Ok(start), Ok(end)) =
+        (form.element.parse(), form.start.parse(), form.end.parse())
+    else {
+        return failed("Select the quote in the scene first.");
+    };
+    let Some(kind) = LINKS.iter().find(|k| k.as_str() == form.kind).copied() else {
+        return failed(format!("unknown link {:?}", form.kind));
+    };
+    let new = NewLink {
+        cause: form.cause,
+        effect: form.effect,
+        kind,
+        element,
+        start,
+        end,
+    };
+    let app = state.app.lock().expect("review app");
+    match app.add_link(&me, &form.nonce, &new) {
+        Ok(id) => Redirect::to(&format!(
+            "/add?scene={}&added={}",
+            form.scene,
+            id.replace('#', "%23").replace('&', "%26")
+        ))
+        .into_response(),
+        Err(e) => failed(e),
+    }
+}
+
+/// The causal links a reviewer may add.
+const LINKS: [EdgeKind; 5] = [
+    EdgeKind::Causes,
+    EdgeKind::Enables,
+    EdgeKind::Prevents,
+    EdgeKind::Motivates,
+    EdgeKind::Triggers,
+];
 
 fn download(state: &AppState, headers: &HeaderMap, csv: bool) -> Response {
     if let Err(r) = who(state, headers) {

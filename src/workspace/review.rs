@@ -14,7 +14,7 @@ use crate::align::Block;
 use crate::graph::review::{kind_of, sentence, Decision, Verdict};
 use crate::graph::review_store::{Original, ReviewStore};
 use crate::graph::schema::{
-    Attitude, Candidate, EdgeFamily, EdgeKind, Evidence, Item, Node, NodeKind, Status, Vote,
+    Attitude, Candidate, Edge, EdgeFamily, EdgeKind, Evidence, Item, Node, NodeKind, Status, Vote,
 };
 use crate::graph::store::GraphStore;
 use crate::screenplay::Screenplay;
@@ -115,6 +115,24 @@ pub struct CandidateView {
     pub votes: Vec<Vote>,
     /// The mental state's fields, for the correction form.
     pub state: Option<Node>,
+}
+
+/// A causal link a reviewer adds between two accepted events or mental
+/// states, with its evidence selected in the scene.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewLink {
+    /// The cause's node id.
+    pub cause: String,
+    /// The effect's node id.
+    pub effect: String,
+    /// `causes`, `enables`, `prevents`, `motivates` or `triggers`.
+    pub kind: EdgeKind,
+    /// The element holding the quote.
+    pub element: usize,
+    /// The quote's first character in it.
+    pub start: usize,
+    /// One past its last character.
+    pub end: usize,
 }
 
 /// A mental state a reviewer adds, with its evidence selected in the scene.
@@ -443,30 +461,76 @@ impl ReviewApp {
         Ok(self.store.review_record(self.build, nonce, &decision)?)
     }
 
+    /// The quote a reviewer selected: its block and its evidence.
+    fn quote_at(
+        &self,
+        element: usize,
+        start: usize,
+        end: usize,
+    ) -> Result<(usize, usize, Evidence)> {
+        let Some(line) = self.play.elements.get(element) else {
+            bail!("element {element} is not in the script");
+        };
+        let chars: Vec<char> = line.text.chars().collect();
+        if start >= end || end > chars.len() {
+            bail!(
+                "select the quote inside one line of the scene (characters {start}..{end} of a {}-character line)",
+                chars.len()
+            );
+        }
+        let Some(block) = self
+            .blocks
+            .iter()
+            .find(|b| (b.elements[0]..=b.elements[1]).contains(&element))
+        else {
+            bail!("element {element} is in no block of the film");
+        };
+        let evidence = Evidence {
+            block: block.id,
+            element,
+            start,
+            end,
+            quote: chars[start..end].iter().collect(),
+            keyframes: Vec::new(),
+        };
+        Ok((block.id, block.scene, evidence))
+    }
+
+    /// Stores `item`, which `reviewer` added in `block`, accepted by them;
+    /// returns its candidate id.
+    fn store_added(&self, reviewer: &str, nonce: &str, item: Item, block: usize) -> Result<String> {
+        let id = Candidate::make_id(item.id(), block);
+        let candidate = Candidate {
+            id: id.clone(),
+            block,
+            item,
+            reason: format!("added by {reviewer}"),
+            status: Status::Accepted,
+            votes: Vec::new(),
+        };
+        let decision = Decision {
+            candidate: id.clone(),
+            reviewer: reviewer.to_owned(),
+            at_ms: now_ms(),
+            queue: "add".to_owned(),
+            verdict: Verdict::Accept,
+        };
+        self.store
+            .review_add_candidates(self.build, &[(candidate, nonce.to_owned(), decision)])?;
+        Ok(id)
+    }
+
     /// Adds the state `new` that `reviewer` found, with its quote as evidence;
     /// returns its candidate id (the same for the same `nonce`).
     pub fn add_state(&self, reviewer: &str, nonce: &str, new: &NewState) -> Result<String> {
         check_reviewer(reviewer)?;
-        let Some(element) = self.play.elements.get(new.element) else {
-            bail!("element {} is not in the script", new.element);
-        };
-        let chars: Vec<char> = element.text.chars().collect();
-        if new.start >= new.end || new.end > chars.len() {
-            bail!("select the quote inside one line of the scene (characters {}..{} of a {}-character line)", new.start, new.end, chars.len());
-        }
+        let (block, scene, evidence) = self.quote_at(new.element, new.start, new.end)?;
         if new.content.trim().is_empty() {
             bail!("say what is held (the content)");
         }
         if !self.characters()?.iter().any(|(id, _)| id == &new.holder) {
             bail!("{}: not a character of film {}", new.holder, self.slug);
         }
-        let Some(block) = self
-            .blocks
-            .iter()
-            .find(|b| (b.elements[0]..=b.elements[1]).contains(&new.element))
-        else {
-            bail!("element {} is in no block of the film", new.element);
-        };
         let short: String = nonce
             .chars()
             .filter(char::is_ascii_alphanumeric)
@@ -484,35 +548,68 @@ impl ReviewApp {
         n.truth = new.truth;
         n.explicit = Some(true);
         n.order = Some(new.element);
-        n.scene = Some(block.scene);
-        n.blocks = vec![block.id];
-        n.evidence = vec![Evidence {
-            block: block.id,
-            element: new.element,
-            start: new.start,
-            end: new.end,
-            quote: chars[new.start..new.end].iter().collect(),
-            keyframes: Vec::new(),
-        }];
-        let id = Candidate::make_id(&n.id, block.id);
-        let candidate = Candidate {
-            id: id.clone(),
-            block: block.id,
-            item: Item::Node(n),
-            reason: format!("added by {reviewer}"),
-            status: Status::Accepted,
-            votes: Vec::new(),
-        };
-        let decision = Decision {
-            candidate: id.clone(),
-            reviewer: reviewer.to_owned(),
-            at_ms: now_ms(),
-            queue: "add".to_owned(),
-            verdict: Verdict::Accept,
-        };
-        self.store
-            .review_add_candidates(self.build, &[(candidate, nonce.to_owned(), decision)])?;
-        Ok(id)
+        n.scene = Some(scene);
+        n.blocks = vec![block];
+        n.evidence = vec![evidence];
+        self.store_added(reviewer, nonce, Item::Node(n), block)
+    }
+
+    /// What a causal link may join: the accepted events and mental states, as
+    /// (node id, `scene N: sentence`), in story order.
+    pub fn link_ends(&self) -> Result<Vec<(String, String)>> {
+        let all = self.candidates()?;
+        let names = Self::names(&all);
+        let name = |id: &str| names.get(id).cloned().unwrap_or_else(|| id.to_owned());
+        let mut out: Vec<(usize, String, String)> = all
+            .iter()
+            .filter(|c| c.status == Status::Accepted)
+            .filter_map(|c| match &c.item {
+                Item::Node(n) if matches!(n.kind, NodeKind::Event | NodeKind::MentalState) => {
+                    Some((
+                        n.scene.unwrap_or(0),
+                        n.id.clone(),
+                        format!(
+                            "scene {}: {}",
+                            n.scene.unwrap_or(0) + 1,
+                            sentence(&c.item, &name)
+                        ),
+                    ))
+                }
+                _ => None,
+            })
+            .collect();
+        out.sort();
+        out.dedup_by(|a, b| a.1 == b.1);
+        Ok(out.into_iter().map(|(_, id, label)| (id, label)).collect())
+    }
+
+    /// Adds the causal link `new` that `reviewer` found, with its quote as
+    /// evidence; returns its candidate id (the same for the same `nonce`).
+    pub fn add_link(&self, reviewer: &str, nonce: &str, new: &NewLink) -> Result<String> {
+        check_reviewer(reviewer)?;
+        let (block, _, evidence) = self.quote_at(new.element, new.start, new.end)?;
+        if !new.kind.claims_cause() {
+            bail!(
+                "{}: not a causal link (causes, enables, prevents, motivates, triggers)",
+                new.kind.as_str()
+            );
+        }
+        if new.cause == new.effect {
+            bail!("a causal link joins two different things");
+        }
+        let ends = self.link_ends()?;
+        for end in [&new.cause, &new.effect] {
+            if !ends.iter().any(|(id, _)| id == end) {
+                bail!(
+                    "{end}: not an accepted event or mental state of film {}",
+                    self.slug
+                );
+            }
+        }
+        let mut e = Edge::new(new.kind, &new.cause, &new.effect);
+        e.blocks = vec![block];
+        e.evidence = vec![evidence];
+        self.store_added(reviewer, nonce, Item::Edge(e), block)
     }
 
     /// Progress, agreement and precision of the review so far.

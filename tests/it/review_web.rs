@@ -622,3 +622,117 @@ fn two_reviewers_in_the_browser_accept_reject_correct_add_and_disagree() {
     let s: serde_json::Value = serde_json::from_slice(&score.stdout).unwrap();
     assert_eq!(s["states"]["matched_graph"], s["states"]["graph"], "{s}");
 }
+
+#[test]
+fn a_reviewer_adds_a_causal_link_with_the_words_they_selected_and_it_is_exported() {
+    let (dir, db) = built();
+    let server = serve(&db, &[]);
+    let cookie = sign_in(&server.addr, "ana");
+    let page = request(&server.addr, "GET", "/add?scene=2", None, Some(&cookie)).body;
+    // Two things the graph holds, and one line of the scene.
+    let ends: Vec<String> = page
+        .split("<select name=\"cause\" id=\"cause\">")
+        .nth(1)
+        .unwrap()
+        .split("</select>")
+        .next()
+        .unwrap()
+        .split("<option value=\"")
+        .skip(1)
+        .map(|o| o.split('"').next().unwrap().replace("&gt;", ">"))
+        .collect();
+    assert!(ends.len() >= 2, "{page}");
+    let marker = "data-element=\"";
+    let at = page.find(marker).unwrap() + marker.len();
+    let element: usize = page[at..at + page[at..].find('"').unwrap()]
+        .parse()
+        .unwrap();
+    let nonce = field(&page, "nonce");
+    let form = |kind: &str| {
+        format!(
+            "nonce={nonce}&scene=2&element={element}&start=0&end=4&cause={}&effect={}&kind={kind}",
+            encode(&ends[0]),
+            encode(&ends[1])
+        )
+    };
+    // Not a causal kind: refused, nothing stored.
+    let r = request(
+        &server.addr,
+        "POST",
+        "/add-link",
+        Some(&form("precedes")),
+        Some(&cookie),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = request(
+        &server.addr,
+        "POST",
+        "/add-link",
+        Some(&form("enables")),
+        Some(&cookie),
+    );
+    assert_eq!(r.status, 303, "{}", r.body);
+    // Sent twice: stored once.
+    assert_eq!(
+        request(
+            &server.addr,
+            "POST",
+            "/add-link",
+            Some(&form("enables")),
+            Some(&cookie)
+        )
+        .status,
+        303
+    );
+    drop(server);
+    let store = Store::open(&db).unwrap();
+    let build = latest_build(&store);
+    let added: Vec<_> = store
+        .graph_candidates(build)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.reason == "added by ana")
+        .collect();
+    assert_eq!(added.len(), 1);
+    let Item::Edge(e) = &added[0].item else {
+        panic!("an edge")
+    };
+    assert_eq!(
+        (e.source.as_str(), e.target.as_str()),
+        (ends[0].as_str(), ends[1].as_str())
+    );
+    assert_eq!(e.evidence[0].quote.chars().count(), 4);
+    assert_eq!(added[0].status, Status::Accepted);
+    let name_of = |id: &str| {
+        store
+            .graph_candidates(build)
+            .unwrap()
+            .into_iter()
+            .find_map(|c| match c.item {
+                Item::Node(n) if n.id == id => Some(n.name),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let (cause, effect) = (name_of(&ends[0]), name_of(&ends[1]));
+    drop(store);
+    let out_dir = dir.path().join("out");
+    let export = common::moviegraph_offline()
+        .args(["graph", "export"])
+        .arg(film())
+        .arg("--store")
+        .arg(&db)
+        .args(["--format", "gold", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{}", common::said(&export));
+    let gold =
+        moviegraph::graph::gold::read_gold(&out_dir.join("the-second-key.gold.json")).unwrap();
+    assert!(
+        gold.causal_links
+            .iter()
+            .any(|l| l.cause == cause && l.effect == effect),
+        "the added link ({cause} → {effect}) is a causal link of the export"
+    );
+}
