@@ -727,3 +727,52 @@ fn no_wait_stops_at_once_naming_the_store_and_the_process_that_holds_it() {
     assert!(!err.contains("SQL") && !err.contains("UNIQUE"), "{err}");
     assert!(first.release().success());
 }
+
+#[test]
+fn a_rebuild_that_would_discard_peoples_review_decisions_is_refused_and_keeps_them() {
+    use moviegraph::store::{DecisionRow, OriginalRow, Store, VoteRow};
+    let ws = workspace();
+    let cwd = ws.path();
+    run(cwd, &ARGS);
+    // A person decides on one candidate of the build.
+    {
+        let store = Store::open(&cwd.join("w.db")).unwrap();
+        let (build, _) =
+            moviegraph::workspace::graph::latest_build(&store, "the-second-key").unwrap();
+        let candidate = store.graph_candidate_rows(build).unwrap()[0].id.clone();
+        let decision = DecisionRow {
+            id: "nonce-1".into(),
+            candidate,
+            reviewer: "ana".into(),
+            at_ms: 1,
+            queue: "escalated".into(),
+            decision: "{\"decision\":\"accept\"}".into(),
+        };
+        let vote = VoteRow {
+            judge: "ana".into(),
+            role: "human".into(),
+            accept: true,
+            rationale: "accept".into(),
+        };
+        let keep = |o: &OriginalRow, _: &[DecisionRow]| (o.status.clone(), o.item.clone());
+        assert!(store.review_decide(build, &decision, &vote, &keep).unwrap());
+    }
+    // New subtitles: the graph would be rebuilt, which would discard the decision.
+    let srt = cwd.join(FILM).join("subtitles.srt");
+    let subs = std::fs::read_to_string(&srt).unwrap();
+    std::fs::write(&srt, subs + "\n").unwrap();
+    let out = command(cwd, &ARGS).output().unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("1 review decision") && said.contains("--decisions"),
+        "{said}"
+    );
+    let store = Store::open(&cwd.join("w.db")).unwrap();
+    let (build, _) = moviegraph::workspace::graph::latest_build(&store, "the-second-key").unwrap();
+    assert_eq!(
+        store.review_decisions(build).unwrap().len(),
+        1,
+        "the decision is kept"
+    );
+}

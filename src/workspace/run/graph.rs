@@ -1,6 +1,7 @@
 //! Stage graph: the verified graph, block by block; `graphs/<film>.json`.
 
 use super::*;
+use crate::workspace::bail;
 
 pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
     let t = Instant::now();
@@ -36,6 +37,24 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
         }
         Plan::Run { why, fresh } => (why, fresh),
     };
+    if fresh {
+        // People's review decisions are work nobody can redo by rerunning: a
+        // build that holds them is never discarded by `run`.
+        let build = film.store.graph_build(film.id, &key)?;
+        let reviewed = film.store.review_decisions(build)?.len();
+        if reviewed > 0 {
+            bail!(
+                "film {}: the graph must be rebuilt ({why}), but its build holds {reviewed} review \
+                 decision(s) by people, which a rebuild would discard. Keep them first: \
+                 `moviegraph graph review {} --decisions decisions.jsonl` and \
+                 `moviegraph graph export {} --format gold` (the verified graph as an annotation, \
+                 which `graph import` and `graph score` read); then run with another --store",
+                film.slug,
+                film.folder.dir.display(),
+                film.folder.dir.display()
+            );
+        }
+    }
     if fresh && film.store.graph_discard_build(film.id, &key)? {
         tracing::debug!("discarded the earlier graph build of {}", film.slug);
     }
