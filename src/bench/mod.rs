@@ -18,6 +18,7 @@ mod local;
 mod parse;
 mod pipeline;
 mod real;
+mod review;
 mod trees;
 
 /// Benchmarks that print figures (build with --release for meaningful numbers).
@@ -55,6 +56,10 @@ pub enum BenchCommand {
     /// 30-film corpus: wall time and peak memory per stage, and a rerun with
     /// everything current.
     Pipeline(pipeline::BenchPipelineArgs),
+    /// The review app: a scripted reviewer deciding a random sample of a
+    /// film's accepted claims over HTTP (page, decision, next page), alone
+    /// and several at once, against the same decisions made in-process.
+    Review(review::BenchReviewArgs),
 }
 
 /// Options of `bench eval`.
@@ -118,6 +123,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Local(args) => local::bench_local(args),
         BenchCommand::Trees(args) => trees::bench_trees(args),
         BenchCommand::Pipeline(args) => pipeline::bench_pipeline(args),
+        BenchCommand::Review(args) => review::bench_review(args),
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::schema::{Attitude, Candidate, Item, Node, NodeKind, Status};
+use super::schema::{Attitude, Candidate, Edge, EdgeKind, Item, Node, NodeKind, Status};
 
 /// Why a reviewer rejects a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -116,6 +116,10 @@ pub struct Correction {
     /// The last scene where it still holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until_scene: Option<usize>,
+    /// A higher-order `about` edge: the node (mental state or event) the
+    /// state is really about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub about: Option<String>,
 }
 
 impl Correction {
@@ -153,6 +157,17 @@ impl Correction {
             n.until_scene = Some(u);
         }
         n
+    }
+
+    /// `edge` with the correction applied: an `about` edge takes its new
+    /// target (and the id that follows from it); other edges are unchanged.
+    pub fn apply_edge(&self, edge: &Edge) -> Edge {
+        let mut e = edge.clone();
+        if let (EdgeKind::About, Some(target)) = (e.kind, &self.about) {
+            e.target = target.clone();
+            e.id = Edge::make_id(e.kind, &e.source, &e.target);
+        }
+        e
     }
 }
 
@@ -251,7 +266,7 @@ pub fn resolve(original: &Candidate, decisions: &[Decision]) -> Outcome {
         Some((c, _)) => {
             let item = match &original.item {
                 Item::Node(n) => Item::Node(c.apply(n)),
-                Item::Edge(e) => Item::Edge(e.clone()),
+                Item::Edge(e) => Item::Edge(c.apply_edge(e)),
             };
             Outcome::People(Status::Accepted, Box::new(item))
         }
@@ -457,6 +472,54 @@ mod tests {
         assert_eq!(m.holder, n.holder);
         assert_eq!(m.content, n.content);
         assert!(Correction::default().is_empty());
+    }
+
+    #[test]
+    fn a_majority_correction_of_about_retargets_the_higher_order_edge() {
+        let about = |target: &str| Correction {
+            about: Some(target.into()),
+            ..Correction::default()
+        };
+        let edge = Edge::new(EdgeKind::About, "mental_state:m1", "mental_state:m2");
+        let c = Candidate {
+            id: "about@b000".into(),
+            block: 0,
+            item: Item::Edge(edge.clone()),
+            reason: "r".into(),
+            status: Status::Accepted,
+            votes: Vec::new(),
+        };
+        let said = |r: &str, t: &str| Decision {
+            candidate: c.id.clone(),
+            verdict: Verdict::Correct {
+                correction: about(t),
+            },
+            ..d(r, 1, Verdict::Accept)
+        };
+        let two = [
+            said("ana", "mental_state:m3"),
+            said("ben", "mental_state:m3"),
+        ];
+        let Outcome::People(Status::Accepted, item) = resolve(&c, &two) else {
+            panic!("two people agree on the correction")
+        };
+        let Item::Edge(e) = *item else { panic!() };
+        assert_eq!(e.target, "mental_state:m3");
+        assert_eq!(e.id, "about:mental_state:m1->mental_state:m3");
+        assert_eq!(e.source, edge.source);
+        // Two different targets: no majority.
+        let split = [
+            said("ana", "mental_state:m3"),
+            said("ben", "mental_state:m4"),
+        ];
+        assert_eq!(resolve(&c, &split), Outcome::Open);
+        // `about` leaves a causal edge and a state alone.
+        let causes = Edge::new(EdgeKind::Causes, "event:a", "event:b");
+        assert_eq!(about("event:c").apply_edge(&causes), causes);
+        let Item::Node(n) = state().item else {
+            panic!()
+        };
+        assert_eq!(about("event:c").apply(&n), n);
     }
 
     #[test]

@@ -220,6 +220,7 @@ fn candidate_html(
     skip: &str,
     left: usize,
     characters: &[(String, String)],
+    ends: &[(String, String)],
 ) -> String {
     let nonce = new_token();
     let q = escape_html(queue);
@@ -267,6 +268,36 @@ fn candidate_html(
             id = escape_html(&c.id),
         )
     });
+    let correction = match &c.about {
+        Some((source, target)) if correction.is_empty() => {
+            let mut opts = String::new();
+            if !ends.iter().any(|(id, _)| id == target) {
+                let _ = write!(
+                    opts,
+                    "<option value=\"{0}\" selected>(now) {0}</option>",
+                    escape_html(target)
+                );
+            }
+            for (id, label) in ends.iter().filter(|(id, _)| id != source) {
+                let _ = write!(
+                    opts,
+                    "<option value=\"{}\"{}>{}</option>",
+                    escape_html(id),
+                    if id == target { " selected" } else { "" },
+                    escape_html(label)
+                );
+            }
+            format!(
+                "<form method=\"post\" action=\"/decide\" id=\"correct\"><fieldset><legend><kbd>c</kbd> correct what it is about</legend>\
+                 <input type=\"hidden\" name=\"nonce\" value=\"{nonce}c\"><input type=\"hidden\" name=\"candidate\" value=\"{}\">\
+                 <input type=\"hidden\" name=\"q\" value=\"{q}\"><input type=\"hidden\" name=\"decision\" value=\"correct\">\
+                 <label>about <select name=\"about\" id=\"holder\">{opts}</select></label> \
+                 <button type=\"submit\" id=\"save-correction\">save correction</button></fieldset></form>",
+                escape_html(&c.id)
+            )
+        }
+        _ => correction,
+    };
     format!(
         "<h1>{left} left in {q}</h1><p class=\"claim\" id=\"claim\">{}</p>\
          <p class=\"meta\">{} · scene {} · {} · proposed because: {}</p>\
@@ -321,6 +352,15 @@ async fn next(
         (Ok(n), Ok(c)) => (n, c),
         (Err(e), _) | (_, Err(e)) => return failed(e),
     };
+    // An `about` edge is corrected by choosing what its state is about.
+    let ends = match next.as_ref().and_then(|c| c.about.as_ref()) {
+        // Characters, then the accepted events and states.
+        Some(_) => match app.link_ends() {
+            Ok(ends) => characters.iter().cloned().chain(ends).collect(),
+            Err(e) => return failed(e),
+        },
+        None => Vec::new(),
+    };
     match next {
         None => page(
             "done",
@@ -330,7 +370,7 @@ async fn next(
             ),
         )
         .into_response(),
-        Some(c) => page("review", &candidate_html(&c, &queue.name(), &skip, left, &characters)).into_response(),
+        Some(c) => page("review", &candidate_html(&c, &queue.name(), &skip, left, &characters, &ends)).into_response(),
     }
 }
 
@@ -356,6 +396,8 @@ struct DecideForm {
     scene: String,
     #[serde(default)]
     until_scene: String,
+    #[serde(default)]
+    about: String,
 }
 
 #[derive(Deserialize)]
@@ -407,6 +449,7 @@ fn verdict_of(form: &DecideForm, accept: bool) -> Result<Verdict, String> {
                 content: Some(form.content.trim().to_owned()).filter(|c| !c.is_empty()),
                 scene: scene_field(&form.scene)?,
                 until_scene: scene_field(&form.until_scene)?,
+                about: Some(form.about.trim().to_owned()).filter(|a| !a.is_empty()),
             },
         }),
         other => Err(format!("unknown decision {other:?}")),

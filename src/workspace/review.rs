@@ -53,11 +53,14 @@ pub enum Queue {
 impl Queue {
     /// `escalated`, `scene:3`, `kind:belief`, `sample:50` or `sample:50:7`.
     pub fn parse(s: &str) -> Option<Queue> {
+        // A kind may hold a colon itself (`kind:edge:causes`).
+        if let Some(k) = s.strip_prefix("kind:") {
+            return (!k.is_empty()).then(|| Queue::Kind(k.to_owned()));
+        }
         let mut parts = s.split(':');
         match (parts.next()?, parts.next(), parts.next()) {
             ("escalated", None, None) => Some(Queue::Escalated),
             ("scene", Some(n), None) => n.parse().ok().filter(|&n| n > 0).map(Queue::Scene),
-            ("kind", Some(k), None) if !k.is_empty() => Some(Queue::Kind(k.to_owned())),
             ("sample", Some(n), seed) => Some(Queue::Sample {
                 size: n.parse().ok().filter(|&n| n > 0)?,
                 seed: seed.map_or(Some(0), |s| s.parse().ok())?,
@@ -115,6 +118,9 @@ pub struct CandidateView {
     pub votes: Vec<Vote>,
     /// The mental state's fields, for the correction form.
     pub state: Option<Node>,
+    /// A higher-order `about` edge: its state and what it is about now (node
+    /// ids), for the correction form.
+    pub about: Option<(String, String)>,
 }
 
 /// A causal link a reviewer adds between two accepted events or mental
@@ -317,6 +323,12 @@ impl ReviewApp {
                 Item::Node(n) if n.kind == NodeKind::MentalState => Some(n.clone()),
                 _ => None,
             },
+            about: match &c.item {
+                Item::Edge(e) if e.kind == EdgeKind::About => {
+                    Some((e.source.clone(), e.target.clone()))
+                }
+                _ => None,
+            },
         }
     }
 
@@ -443,12 +455,30 @@ impl ReviewApp {
         verdict: Verdict,
     ) -> Result<bool> {
         check_reviewer(reviewer)?;
-        if !self.candidates()?.iter().any(|c| c.id == candidate) {
+        let all = self.candidates()?;
+        let Some(c) = all.iter().find(|c| c.id == candidate) else {
             bail!("{candidate}: no such candidate in film {}", self.slug);
-        }
+        };
         if let Verdict::Correct { correction } = &verdict {
+            if let Some(about) = &correction.about {
+                let Item::Edge(e) = &c.item else {
+                    bail!("{candidate} is no higher-order `about` edge: only those take `about`");
+                };
+                if e.kind != EdgeKind::About {
+                    bail!("{candidate} is no higher-order `about` edge: only those take `about`");
+                }
+                if about == &e.target {
+                    bail!("{candidate} is already about {about}: accept it instead");
+                }
+                let known = all.iter().any(
+                    |o| matches!(&o.item, Item::Node(n) if &n.id == about && n.id != e.source),
+                );
+                if !known {
+                    bail!("{about}: no other node of film {} to be about", self.slug);
+                }
+            }
             if correction.is_empty() {
-                bail!("a correction must change something (holder, attitude, polarity, truth, content or scenes)");
+                bail!("a correction must change something (holder, attitude, polarity, truth, content, scenes, or what a higher-order state is about)");
             }
         }
         let decision = Decision {
@@ -687,7 +717,14 @@ mod tests {
 
     #[test]
     fn queues_read_and_write_their_names() {
-        for q in ["escalated", "scene:3", "kind:belief", "sample:50:7"] {
+        for q in [
+            "escalated",
+            "scene:3",
+            "kind:belief",
+            "kind:edge:causes",
+            "kind:node:event",
+            "sample:50:7",
+        ] {
             assert_eq!(Queue::parse(q).unwrap().name(), q);
         }
         assert_eq!(

@@ -268,6 +268,83 @@ pub fn render_summary(s: &ReviewSummary) -> String {
     out
 }
 
+/// The summary as a section of the run's HTML report: who reviewed how much,
+/// people's agreement per kind, and the precision from the reviewed sample.
+pub fn summary_html(s: &ReviewSummary) -> String {
+    use crate::text::escape_html as esc;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<h2>People's review of the graph</h2>\n<p>The graph the questions came from ({}) \
+         was reviewed by {} people in <code>graph review --serve</code>: {} of {} candidates \
+         decided, {} open (people disagree, no majority), {} states added by hand. A person's \
+         decision stands over the models'.</p>",
+        esc(&s.generator),
+        s.reviewers.len(),
+        s.decided,
+        s.reviewable,
+        s.open,
+        s.added
+    );
+    out.push_str("<table>\n<tr><th>reviewer</th><th>decisions</th><th>candidates</th></tr>\n");
+    for r in &s.reviewers {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            esc(&r.reviewer),
+            r.decisions,
+            r.candidates
+        );
+    }
+    out.push_str("</table>\n");
+    let f = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{v:.3}"));
+    if s.agreement.is_empty() {
+        out.push_str(
+            "<p>Agreement: no candidate was decided by two people yet (<code>--overlap 2</code> \
+             sends each to two).</p>\n",
+        );
+    } else {
+        out.push_str(
+            "<p>Agreement between people on accept / reject / correct, over the candidates two \
+             or more decided (nominal Krippendorff's α; Cohen's κ where exactly two people \
+             shared a kind).</p>\n<table>\n<tr><th>kind</th><th>units</th><th>α</th><th>κ</th></tr>\n",
+        );
+        for a in &s.agreement {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                esc(&a.kind),
+                a.units,
+                f(a.alpha),
+                f(a.kappa)
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if !s.precision.is_empty() {
+        out.push_str(
+            "<p>Precision of what the models accepted, from the reviewed random sample (a \
+             correction counts as wrong; 95 % Wilson interval).</p>\n<table>\n<tr><th>kind</th>\
+             <th>right</th><th>precision</th><th>interval</th></tr>\n",
+        );
+        for (k, e) in &s.precision {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td class=\"num\">{}/{}</td><td class=\"num\">{:.2}</td>\
+                 <td class=\"num\">[{:.2}, {:.2}]</td></tr>",
+                esc(k),
+                e.right,
+                e.of,
+                e.share,
+                e.low,
+                e.high
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    out
+}
+
 /// `1764420000123` → `2025-11-29T12:40:00.123Z`.
 pub fn iso_time(ms: i64) -> String {
     let secs = ms.div_euclid(1000);

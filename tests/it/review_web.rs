@@ -21,9 +21,9 @@ use moviegraph::graph::store::GraphStore;
 use moviegraph::graph::{Item, Status};
 use moviegraph::store::{GraphBuildId, Store};
 
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
     links: Vec<(String, String)>,
 }
 
@@ -39,7 +39,7 @@ fn film() -> PathBuf {
 }
 
 /// The sample film's offline graph built into a fresh store.
-fn built() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn built() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("ws.db");
     let out = common::moviegraph_offline()
@@ -55,7 +55,7 @@ fn built() -> (tempfile::TempDir, PathBuf) {
 
 /// `graph review --serve` on `db` with `extra` flags; reads its address and
 /// the reviewers' links from its first lines.
-fn serve(db: &Path, extra: &[&str]) -> Server {
+pub(crate) fn serve(db: &Path, extra: &[&str]) -> Server {
     let reviewers = extra.iter().filter(|a| **a == "--reviewer").count();
     let mut child = common::moviegraph_offline()
         .args(["graph", "review"])
@@ -93,7 +93,7 @@ fn serve(db: &Path, extra: &[&str]) -> Server {
 }
 
 /// The value of the first `name="FIELD" value="…"` on a page.
-fn field(page: &str, name: &str) -> String {
+pub(crate) fn field(page: &str, name: &str) -> String {
     let key = format!("name=\"{name}\" value=\"");
     let at = page
         .find(&key)
@@ -106,7 +106,7 @@ fn field(page: &str, name: &str) -> String {
         .replace("&#39;", "'")
 }
 
-fn encode(s: &str) -> String {
+pub(crate) fn encode(s: &str) -> String {
     s.bytes()
         .map(|b| {
             if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
@@ -119,13 +119,13 @@ fn encode(s: &str) -> String {
 }
 
 /// Signs `name` in (open access) and returns the session cookie.
-fn sign_in(addr: &str, name: &str) -> String {
+pub(crate) fn sign_in(addr: &str, name: &str) -> String {
     let r = request(addr, "POST", "/login", Some(&format!("name={name}")), None);
     assert_eq!(r.status, 303, "{}", r.body);
     r.header("set-cookie").split(';').next().unwrap().to_owned()
 }
 
-fn latest_build(store: &Store) -> GraphBuildId {
+pub(crate) fn latest_build(store: &Store) -> GraphBuildId {
     moviegraph::workspace::graph::latest_build(store, "the-second-key")
         .unwrap()
         .0

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 pub(crate) const FILM: &str = "screenplays/the-second-key";
 pub(crate) const GRAPH: &str = "graphs/the-second-key.json";
 const TREES: &str = "trees/the-second-key.jsonl";
-const REPORTS: [&str; 3] = [
+pub(crate) const REPORTS: [&str; 3] = [
     "reports/the-second-key/report.html",
     "reports/the-second-key/report.json",
     "reports/the-second-key/report.csv",
@@ -69,7 +69,7 @@ pub(crate) fn run(cwd: &Path, args: &[&str]) -> String {
 }
 
 /// The stage lines of a run's summary: (stage, action, why).
-fn actions(out: &str) -> Vec<(String, String, String)> {
+pub(crate) fn actions(out: &str) -> Vec<(String, String, String)> {
     out.lines()
         .filter_map(|l| {
             let t = l.trim_start();
@@ -88,7 +88,7 @@ fn actions(out: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn action_of<'a>(
+pub(crate) fn action_of<'a>(
     acts: &'a [(String, String, String)],
     stage: &str,
 ) -> &'a (String, String, String) {
@@ -320,7 +320,7 @@ impl Rng {
     }
 }
 
-const ARGS: [&str; 8] = [
+pub(crate) const ARGS: [&str; 8] = [
     "run",
     FILM,
     "--out",
@@ -726,53 +726,4 @@ fn no_wait_stops_at_once_naming_the_store_and_the_process_that_holds_it() {
     assert!(err.contains(&format!("process {pid}")), "{err}");
     assert!(!err.contains("SQL") && !err.contains("UNIQUE"), "{err}");
     assert!(first.release().success());
-}
-
-#[test]
-fn a_rebuild_that_would_discard_peoples_review_decisions_is_refused_and_keeps_them() {
-    use moviegraph::store::{DecisionRow, OriginalRow, Store, VoteRow};
-    let ws = workspace();
-    let cwd = ws.path();
-    run(cwd, &ARGS);
-    // A person decides on one candidate of the build.
-    {
-        let store = Store::open(&cwd.join("w.db")).unwrap();
-        let (build, _) =
-            moviegraph::workspace::graph::latest_build(&store, "the-second-key").unwrap();
-        let candidate = store.graph_candidate_rows(build).unwrap()[0].id.clone();
-        let decision = DecisionRow {
-            id: "nonce-1".into(),
-            candidate,
-            reviewer: "ana".into(),
-            at_ms: 1,
-            queue: "escalated".into(),
-            decision: "{\"decision\":\"accept\"}".into(),
-        };
-        let vote = VoteRow {
-            judge: "ana".into(),
-            role: "human".into(),
-            accept: true,
-            rationale: "accept".into(),
-        };
-        let keep = |o: &OriginalRow, _: &[DecisionRow]| (o.status.clone(), o.item.clone());
-        assert!(store.review_decide(build, &decision, &vote, &keep).unwrap());
-    }
-    // New subtitles: the graph would be rebuilt, which would discard the decision.
-    let srt = cwd.join(FILM).join("subtitles.srt");
-    let subs = std::fs::read_to_string(&srt).unwrap();
-    std::fs::write(&srt, subs + "\n").unwrap();
-    let out = command(cwd, &ARGS).output().unwrap();
-    assert!(!out.status.success());
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        said.contains("1 review decision") && said.contains("--decisions"),
-        "{said}"
-    );
-    let store = Store::open(&cwd.join("w.db")).unwrap();
-    let (build, _) = moviegraph::workspace::graph::latest_build(&store, "the-second-key").unwrap();
-    assert_eq!(
-        store.review_decisions(build).unwrap().len(),
-        1,
-        "the decision is kept"
-    );
 }

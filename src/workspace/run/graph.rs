@@ -1,6 +1,7 @@
 //! Stage graph: the verified graph, block by block; `graphs/<film>.json`.
 
 use super::*;
+use crate::graph::review_store::ReviewStore;
 use crate::workspace::bail;
 
 pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
@@ -27,12 +28,36 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
             let export = export_graph(&film.store, &film.slug, build, &key)?;
             film.out.graph = Some(graph_figures(&export));
             film.out.graph_score = score_against_folder_gold(&film.folder.dir, &export.graph)?;
-            film.skipped(
-                Stage::Graph,
-                fp,
-                format!("{} ({backend})", json_path.display()),
-                t,
-            );
+            let reviewed = film.store.review_all(build)?.len();
+            let digest = sha(export.json.as_bytes());
+            if reviewed > 0 && file_sha(&json_path)? != digest {
+                // People decided since the graph was written: the models' work
+                // stands, the verified graph is written again, and what was
+                // made from it is made again.
+                write_atomic(&json_path, export.json.as_bytes())?;
+                let mut outputs = BTreeMap::new();
+                outputs.insert(json_path.display().to_string(), digest.clone());
+                film.done(Stage::Graph, &fp, &outputs)?;
+                film.record(
+                    Stage::Graph,
+                    Action::Ran,
+                    format!("people's review ({reviewed} decisions) changed the verified graph"),
+                    format!(
+                        "re-exported {} from the reviewed build ({backend}; nothing rebuilt)",
+                        json_path.display()
+                    ),
+                    t,
+                );
+            } else {
+                film.skipped(
+                    Stage::Graph,
+                    fp.clone(),
+                    format!("{} ({backend})", json_path.display()),
+                    t,
+                );
+            }
+            film.fps
+                .insert(Stage::Graph, reviewed_fingerprint(&fp, reviewed, &digest));
             return Ok(());
         }
         Plan::Run { why, fresh } => (why, fresh),
@@ -124,6 +149,10 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
     let mut outputs = BTreeMap::new();
     outputs.insert(json_path.display().to_string(), sha(export.json.as_bytes()));
     film.done(Stage::Graph, &fp, &outputs)?;
+    let reviewed = film.store.review_all(built.build)?.len();
+    let digest = sha(export.json.as_bytes());
+    film.fps
+        .insert(Stage::Graph, reviewed_fingerprint(&fp, reviewed, &digest));
     let action = if resumed > 0 && !fresh {
         Action::Resumed
     } else {
@@ -131,6 +160,18 @@ pub(super) fn graph_stage(film: &mut Film<'_>) -> Result<()> {
     };
     film.record(Stage::Graph, action, why, detail, t);
     Ok(())
+}
+
+/// The fingerprint the stages after the graph see: the stage's own, or, once
+/// people have decided on the build, the stage's and the verified graph's, so
+/// that a review remakes the trees, runs and report without a rebuild (which
+/// would discard it). A build nobody reviewed keeps its fingerprint.
+fn reviewed_fingerprint(fp: &str, reviewed: usize, graph_sha: &str) -> String {
+    if reviewed == 0 {
+        fp.to_owned()
+    } else {
+        sha(format!("{fp}\nreviewed graph {graph_sha}").as_bytes())
+    }
 }
 
 /// One line of a graph's score against the film's gold annotation.

@@ -22,6 +22,28 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
             sha(serde_json::to_string(score).unwrap_or_default().as_bytes()),
         );
     }
+    // People's review of the graph (who, how much, agreement, precision).
+    let review = match &film.graph_key {
+        Some(key) => {
+            let build = film.store.graph_build(film.id, key)?;
+            let generator = crate::workspace::graph::build_settings(key)
+                .map_or_else(|| "unknown".to_owned(), |s| s.generator);
+            let s = crate::workspace::review_figures::review_summary(
+                &film.store,
+                build,
+                &film.slug,
+                &generator,
+            )?;
+            (s.decided > 0 || s.added > 0).then_some(s)
+        }
+        None => None,
+    };
+    if let Some(s) = &review {
+        inputs.insert(
+            "people's review".to_owned(),
+            sha(serde_json::to_string(s).unwrap_or_default().as_bytes()),
+        );
+    }
     let (fp, plan) = film.plan(Stage::Report, &inputs, &files)?;
     let ids: Vec<String> = film.out.runs.iter().map(|(_, id)| id.clone()).collect();
     // The summary's point estimates: cheap without the bootstrap.
@@ -61,6 +83,13 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
             crate::graph::trajectory::TRAJECTORY_CHARACTERS,
         );
         report.html = crate::eval::html::with_trajectories(&report.html, &paths);
+    }
+    if let Some(s) = &review {
+        let sec = crate::workspace::review_figures::summary_html(s);
+        report.html = match report.html.rfind("</body>") {
+            Some(at) => format!("{}{sec}{}", &report.html[..at], &report.html[at..]),
+            None => format!("{}{sec}", report.html),
+        };
     }
     let texts = [&report.html, &report.json, &report.csv];
     let mut outputs = BTreeMap::new();
