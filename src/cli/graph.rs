@@ -163,6 +163,9 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Json)]
     format: FormatArg,
+    /// The same as `--format gold`: the verified graph as an annotation.
+    #[arg(long, conflicts_with = "format")]
+    gold: bool,
     /// Output folder.
     #[arg(long, default_value = "graphs")]
     out: PathBuf,
@@ -222,7 +225,7 @@ fn stats_cmd(a: FilmArgs) -> anyhow::Result<Outcome> {
 
 fn export_cmd(a: ExportArgs) -> anyhow::Result<Outcome> {
     let store = store_path(a.film.store.as_deref());
-    let form = match a.format {
+    let form = match if a.gold { FormatArg::Gold } else { a.format } {
         FormatArg::Json => GraphForm::Json,
         FormatArg::Graphml => GraphForm::Graphml,
         FormatArg::Dot => GraphForm::Dot,

@@ -722,7 +722,7 @@ fn a_reviewer_adds_a_causal_link_with_the_words_they_selected_and_it_is_exported
         .arg(film())
         .arg("--store")
         .arg(&db)
-        .args(["--format", "gold", "--out"])
+        .args(["--gold", "--out"])
         .arg(&out_dir)
         .output()
         .unwrap();
