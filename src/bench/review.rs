@@ -6,7 +6,6 @@
 //! is not in these figures: they measure what the app adds to it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -146,37 +145,76 @@ fn encode(s: &str) -> String {
         .collect()
 }
 
+/// A response of [`request`]: status, the headers' lines, body.
+struct Response {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Response {
+    /// The value of header `name` (lower case).
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+}
+
+/// One plain HTTP/1.1 request on a fresh loopback connection (the review
+/// app answers with a length, and `Connection: close` ends the body).
+fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    form: Option<&str>,
+    cookie: Option<&str>,
+) -> anyhow::Result<Response> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let mut text = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(c) = cookie {
+        text.push_str(&format!("Cookie: {c}\r\n"));
+    }
+    if let Some(body) = form {
+        text.push_str(&format!(
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ));
+    } else {
+        text.push_str("\r\n");
+    }
+    stream.write_all(text.as_bytes())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let raw = String::from_utf8_lossy(&raw);
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .with_context(|| format!("{method} {path}: no status in {head:?}"))?;
+    Ok(Response {
+        status,
+        head: head.to_owned(),
+        body: body.to_owned(),
+    })
+}
+
 /// One scripted reviewer: signs in, then reads a page and decides, up to `n`
 /// times (fewer when the queue runs out); each decision is timed from the
 /// form sent to the next candidate's page read.
-async fn reviewer(
-    client: &reqwest::Client,
-    base: &str,
-    name: &str,
-    queue: &str,
-    n: usize,
-) -> anyhow::Result<Vec<Duration>> {
-    let login = client
-        .post(format!("{base}/login"))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(format!("name={name}"))
-        .send()
-        .await?;
+fn reviewer(addr: &str, name: &str, queue: &str, n: usize) -> anyhow::Result<Vec<Duration>> {
+    let login = request(addr, "POST", "/login", Some(&format!("name={name}")), None)?;
     let cookie = login
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
+        .header("set-cookie")
         .and_then(|v| v.split(';').next())
         .context("the sign-in set no session cookie")?
         .to_owned();
-    let get = |path: String| {
-        let (client, cookie) = (client.clone(), cookie.clone());
-        async move {
-            let r = client.get(path).header("cookie", cookie).send().await?;
-            anyhow::Ok(r.text().await?)
-        }
-    };
-    let mut page = get(format!("{base}/next?q={}", encode(queue))).await?;
+    let get = |path: &str| request(addr, "GET", path, None, Some(&cookie));
+    let mut page = get(&format!("/next?q={}", encode(queue)))?.body;
     let mut each = Vec::with_capacity(n);
     for i in 0..n {
         let (Some(nonce), Some(candidate)) = (field(&page, "nonce"), field(&page, "candidate"))
@@ -188,29 +226,27 @@ async fn reviewer(
             Verdict::Accept => "accept=1",
             _ => "",
         };
-        let body = format!(
+        let form = format!(
             "nonce={}&candidate={}&q={}&decision=reject&reason=not_supported",
             encode(&nonce),
             encode(&candidate),
             encode(queue)
         );
-        let r = client
-            .post(format!("{base}/decide?{verdict}"))
-            .header("cookie", &cookie)
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body)
-            .send()
-            .await?;
-        if r.status() != reqwest::StatusCode::SEE_OTHER {
-            bail!("a decision answered {}: {}", r.status(), r.text().await?);
+        let r = request(
+            addr,
+            "POST",
+            &format!("/decide?{verdict}"),
+            Some(&form),
+            Some(&cookie),
+        )?;
+        if r.status != 303 {
+            bail!("a decision answered {}: {}", r.status, r.body);
         }
         let next = r
-            .headers()
-            .get("location")
-            .and_then(|v| v.to_str().ok())
+            .header("location")
             .context("a decision gave no next page")?
             .to_owned();
-        page = get(format!("{base}{next}")).await?;
+        page = get(&next)?.body;
         each.push(t.elapsed());
     }
     Ok(each)
@@ -223,43 +259,43 @@ fn over_http(app: ReviewApp, queue: &Queue, n: usize, reviewers: usize) -> anyho
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let base = format!("http://{}", listener.local_addr()?);
-        let signin = SignIn::new(
-            Access::choose(
-                "127.0.0.1".parse()?,
-                &[],
-                None,
-                "--reviewer",
-                "MOVIEGRAPH_REVIEW_PASSWORD",
-            )
-            .map_err(anyhow::Error::msg)?,
-            "mg_bench",
-        );
-        tokio::spawn(moviegraph::verify::serve(listener, app, signin));
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()?;
-        let queue = Arc::new(queue.name());
-        let start = Instant::now();
-        let mut tasks = Vec::new();
-        for r in 0..reviewers {
-            let share = n / reviewers + usize::from(r < n % reviewers);
-            let (client, base, queue) = (client.clone(), base.clone(), Arc::clone(&queue));
-            tasks.push(tokio::spawn(async move {
-                reviewer(&client, &base, &format!("reviewer{r}"), &queue, share).await
-            }));
-        }
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+    let addr = listener.local_addr()?.to_string();
+    let signin = SignIn::new(
+        Access::choose(
+            "127.0.0.1".parse()?,
+            &[],
+            None,
+            "--reviewer",
+            "MOVIEGRAPH_REVIEW_PASSWORD",
+        )
+        .map_err(anyhow::Error::msg)?,
+        "mg_bench",
+    );
+    runtime.spawn(moviegraph::verify::serve(listener, app, signin));
+    let queue = queue.name();
+    let start = Instant::now();
+    let each = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..reviewers)
+            .map(|r| {
+                let share = n / reviewers + usize::from(r < n % reviewers);
+                let (addr, queue) = (&addr, &queue);
+                scope.spawn(move || reviewer(addr, &format!("reviewer{r}"), queue, share))
+            })
+            .collect();
         let mut each = Vec::new();
-        for t in tasks {
-            each.extend(t.await??);
+        for w in workers {
+            each.extend(
+                w.join()
+                    .map_err(|_| anyhow::anyhow!("a reviewer panicked"))??,
+            );
         }
-        Ok(Timed {
-            each,
-            wall: start.elapsed(),
-        })
-    })
+        anyhow::Ok(each)
+    })?;
+    let wall = start.elapsed();
+    // The server (and the app's writer lock) goes with the runtime.
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    Ok(Timed { each, wall })
 }
 
 /// Runs the benchmark and prints its figures.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use moviegraph::eval::metrics::BootstrapSettings;
+use moviegraph::workspace::eval_export::export_inspect;
 use moviegraph::workspace::eval_report::{report_runs, ReportForm, ReportRequest};
 use moviegraph::workspace::eval_run::{run_eval, EvalRequest};
 use moviegraph::workspace::store_path;
@@ -44,6 +45,46 @@ pub enum EvalCommand {
     ///   moviegraph eval report random-s7-1a2b3c4d first-option-s0-1a2b3c4d
     #[command(verbatim_doc_comment)]
     Report(EvalReportArgs),
+    /// Write runs as Inspect evaluation logs (JSON log format, version 2, read by
+    /// `inspect_ai.log.read_eval_log` and shown by `inspect view`): one log per run,
+    /// one sample per tree walk with the whole two-phase conversation, each answer's
+    /// score and correctness, the path and counterfactual premises in metadata, the
+    /// tree's accuracy, score, RDS, weighted RDS and CRS as its score; the run's
+    /// figures with bootstrap intervals as results; subject (a person as
+    /// human/NAME), judge, seed, the trees' provenance and model usage.
+    ///
+    /// Example:
+    ///   moviegraph eval export --to inspect random-s0-f77f72d0 --out logs
+    ///   inspect view --log-dir logs
+    #[command(verbatim_doc_comment)]
+    Export(EvalExportArgs),
+}
+
+/// Options of `eval export`.
+#[derive(Debug, Args)]
+pub struct EvalExportArgs {
+    /// Run ids (as `eval report` takes them).
+    #[arg(required = true)]
+    runs: Vec<String>,
+    /// The form to write.
+    #[arg(long, value_enum)]
+    to: ExportTo,
+    /// The folder the logs go to (one `<created>_moviegraph-<film>_<run>.json` per run, named as Inspect names its logs; an earlier export of a run is replaced).
+    #[arg(long, default_value = "logs")]
+    out: PathBuf,
+    /// Bootstrap resamples behind the results' 95% intervals (0: none).
+    #[arg(long, default_value_t = 1000)]
+    bootstrap: usize,
+    /// The workspace database (default: $MOVIEGRAPH_STORE, then moviegraph.db).
+    #[arg(long)]
+    store: Option<PathBuf>,
+}
+
+/// The forms `eval export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportTo {
+    /// Inspect evaluation logs (JSON).
+    Inspect,
 }
 
 /// Options of `eval run`.
@@ -136,7 +177,45 @@ pub fn eval(cmd: EvalCommand, quiet: bool) -> anyhow::Result<Outcome> {
     match cmd {
         EvalCommand::Run(args) => eval_run(args, quiet),
         EvalCommand::Report(args) => eval_report(args),
+        EvalCommand::Export(args) => eval_export(args, quiet),
     }
+}
+
+fn eval_export(args: EvalExportArgs, quiet: bool) -> anyhow::Result<Outcome> {
+    let ExportTo::Inspect = args.to;
+    let store = store_path(args.store.as_deref());
+    let reporter = Terminal::new(quiet);
+    let started = std::time::Instant::now();
+    let written = export_inspect(
+        &store,
+        &args.runs,
+        &args.out,
+        BootstrapSettings {
+            resamples: args.bootstrap,
+            seed: 0,
+        },
+        &reporter,
+    )?;
+    let mut text = String::new();
+    let total: usize = written.iter().map(|w| w.bytes).sum();
+    for w in &written {
+        text.push_str(&format!(
+            "{}: {} samples, {:.1} KB → {}\n",
+            w.run,
+            w.samples,
+            w.bytes as f64 / 1024.0,
+            w.path.display()
+        ));
+    }
+    text.push_str(&format!(
+        "{} Inspect log(s), {:.1} KB in all, in {:.2} s; open them with `inspect view --log-dir {}`\n",
+        written.len(),
+        total as f64 / 1024.0,
+        started.elapsed().as_secs_f64(),
+        args.out.display()
+    ));
+    emit(&text)?;
+    Ok(Outcome::Success)
 }
 
 fn eval_run(args: EvalRunArgs, quiet: bool) -> anyhow::Result<Outcome> {

@@ -23,6 +23,7 @@
 
 pub mod agreement;
 pub mod html;
+pub mod inspect_log;
 pub mod limp;
 pub mod metrics;
 pub mod model;

@@ -159,6 +159,46 @@ fn map_back(node: &Node, order: &[usize], parsed: Parsed) -> Parsed {
     )
 }
 
+/// The display a stored run was walked with, read from its id: the passes
+/// of `--rotate` carry the suffix of [`rotation_displays`]; any other run
+/// showed the options as in the tree file.
+pub fn run_display(run: &EvalRun) -> Display {
+    rotation_displays(run.seed)
+        .into_iter()
+        .skip(1)
+        .find(|(_, suffix)| run.id.ends_with(suffix))
+        .map_or(Display::Original, |(display, _)| display)
+}
+
+/// The conversation of a recorded walk of `tree`, rebuilt from its answers
+/// exactly as the subject saw it (the walk is deterministic given the
+/// replies): the system prompt, then each question as displayed, in
+/// conversation order, and the reply verbatim.
+pub fn recorded_conversation(
+    tree: &Tree,
+    answers: &[EvalAnswer],
+    settings: WalkSettings,
+) -> Vec<Message> {
+    let mut ordered: Vec<&EvalAnswer> = answers.iter().filter(|a| a.tree_id == tree.id).collect();
+    ordered.sort_by_key(|a| a.seq);
+    let mut out = vec![Message::text(Role::System, SYSTEM_PROMPT)];
+    for answer in ordered {
+        let Some(node) = tree.node(&answer.node_id) else {
+            continue;
+        };
+        let phase = Phase::from_number(answer.phase).unwrap_or(Phase::Path);
+        let shown = if node.format == Format::Open || settings.display == Display::Original {
+            node.clone()
+        } else {
+            let order = display_order(settings.display, &tree.id, &node.id, node.options.len());
+            displayed(node, &order)
+        };
+        out.push(render_question(tree, &shown, phase, settings.text_only));
+        out.push(Message::text(Role::Assistant, answer.raw.clone()));
+    }
+    out
+}
+
 /// One tree's walk: every answer in conversation order and how many were new.
 #[derive(Debug, Clone)]
 pub struct TreeWalk {

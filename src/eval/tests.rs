@@ -172,3 +172,49 @@ fn lexical_picks_the_option_sharing_most_words_with_the_context() {
         "[[The key is under the stair]]"
     );
 }
+
+#[test]
+fn a_recorded_walk_rebuilds_the_conversation_the_subject_saw() {
+    use super::protocol::{recorded_conversation, run_display, walk_tree, Display, WalkSettings};
+    use crate::store::EvalRun;
+    use std::collections::HashMap;
+    let trees = synthetic_trees(3);
+    let subject = RandomBaseline { seed: 3 };
+    for display in [Display::Original, Display::Rotate(2), Display::Shuffle(9)] {
+        let settings = WalkSettings {
+            text_only: false,
+            display,
+        };
+        for tree in &trees {
+            let walk = block_on(walk_tree(
+                tree,
+                &subject,
+                None,
+                settings,
+                &HashMap::new(),
+                &mut |_| Ok(()),
+            ))
+            .unwrap();
+            assert!(walk.answers.len() > 1);
+            assert_eq!(
+                recorded_conversation(tree, &walk.answers, settings),
+                walk.conversation,
+                "{display:?}"
+            );
+        }
+    }
+    let run = |id: &str| EvalRun {
+        id: id.into(),
+        subject: "random".into(),
+        judge: None,
+        text_only: false,
+        seed: 4,
+        source: String::new(),
+    };
+    assert_eq!(run_display(&run("random-s4-1")), Display::Original);
+    assert_eq!(run_display(&run("random-s4-1@rot3")), Display::Rotate(3));
+    assert_eq!(
+        run_display(&run("random-s4-1@shuffle")),
+        Display::Shuffle(4)
+    );
+}

@@ -79,6 +79,10 @@ pub struct CallRecord {
     pub raw_text: Option<String>,
 }
 
+/// Per (role, model) sums over a label's calls, with the first call's start
+/// and the last call's end in ms since the epoch (`None` without calls).
+pub type LabelTotals = (Vec<RoleTotals>, Option<(i64, i64)>);
+
 /// Sums over one run's calls for one (role, model).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoleTotals {
@@ -227,6 +231,50 @@ impl Store {
             .map_err(|source| self.sql_error(source))
     }
 
+    /// Per (role, model) sums over the calls of every run labelled `label`
+    /// (a resumed job adds runs under the same label), with their time span
+    /// (see [`LabelTotals`]).
+    pub fn llm_label_totals(&self, label: &str) -> Result<LabelTotals, StoreError> {
+        let err = |source| self.sql_error(source);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT c.role, c.model, COUNT(*), SUM(c.cache_hit), SUM(c.error IS NOT NULL),
+                        SUM(c.input_tokens), SUM(c.output_tokens), SUM(c.cost), SUM(c.attempts),
+                        MIN(c.started_at_ms), MAX(c.started_at_ms + c.latency_ms)
+                 FROM llm_calls c JOIN llm_runs r ON r.id = c.run_id
+                 WHERE r.label = ?1 GROUP BY c.role, c.model ORDER BY c.role, c.model",
+            )
+            .map_err(err)?;
+        let mut span: Option<(i64, i64)> = None;
+        let rows = stmt
+            .query_map([label], |row| {
+                Ok((
+                    RoleTotals {
+                        role: row.get(0)?,
+                        model: row.get(1)?,
+                        calls: row.get::<_, i64>(2)? as u64,
+                        cache_hits: row.get::<_, i64>(3)? as u64,
+                        errors: row.get::<_, i64>(4)? as u64,
+                        input_tokens: row.get::<_, i64>(5)? as u64,
+                        output_tokens: row.get::<_, i64>(6)? as u64,
+                        cost: row.get(7)?,
+                        attempts: row.get::<_, i64>(8)? as u64,
+                    },
+                    row.get::<_, i64>(9)?,
+                    row.get::<_, i64>(10)?,
+                ))
+            })
+            .map_err(err)?;
+        let mut totals = Vec::new();
+        for row in rows {
+            let (t, first, last) = row.map_err(err)?;
+            span = Some(span.map_or((first, last), |(a, b)| (a.min(first), b.max(last))));
+            totals.push(t);
+        }
+        Ok((totals, span))
+    }
+
     /// Every call row of a run, in the order they were recorded.
     pub fn llm_calls(&self, run: RunId) -> Result<Vec<CallRecord>, StoreError> {
         let mut stmt = self
@@ -300,6 +348,47 @@ mod tests {
             output_tokens: 4,
             cost: 0.5,
         }
+    }
+
+    #[test]
+    fn a_labels_totals_sum_every_run_under_it_and_no_other() {
+        let mut store = Store::open_in_memory().unwrap();
+        let call = |run: RunId, started: i64| CallRecord {
+            run: run.0,
+            role: "subject".into(),
+            model: "m".into(),
+            cache_key: "k".into(),
+            started_at_ms: started,
+            latency_ms: 10,
+            input_tokens: 3,
+            output_tokens: 4,
+            cost: 0.5,
+            attempts: 1,
+            ..CallRecord::default()
+        };
+        // A run stopped and resumed: two runs under one label.
+        let first = store.llm_begin_run("eval run r", None).unwrap();
+        let resumed = store.llm_begin_run("eval run r", None).unwrap();
+        let other = store.llm_begin_run("eval run r2", None).unwrap();
+        store.llm_record(&call(first, 100), None).unwrap();
+        store.llm_record(&call(resumed, 500), None).unwrap();
+        store.llm_record(&call(other, 50), None).unwrap();
+        let (totals, span) = store.llm_label_totals("eval run r").unwrap();
+        assert_eq!(totals.len(), 1);
+        assert_eq!(
+            (
+                totals[0].calls,
+                totals[0].input_tokens,
+                totals[0].output_tokens
+            ),
+            (2, 6, 8)
+        );
+        assert!((totals[0].cost - 1.0).abs() < 1e-12);
+        assert_eq!(span, Some((100, 510)));
+        assert_eq!(
+            store.llm_label_totals("nothing").unwrap(),
+            (Vec::new(), None)
+        );
     }
 
     #[test]

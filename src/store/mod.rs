@@ -41,7 +41,7 @@ pub use eval::{EvalAnswer, EvalRun};
 pub use films::FilmId;
 pub use graph::{BlockProgress, CandidateRow, GraphBuildId, MergeRow, VoteRow};
 pub use health::{inspect, StoreHealth};
-pub use llm::{CacheEntry, CachedResponse, CallRecord, RoleTotals, RunId};
+pub use llm::{CacheEntry, CachedResponse, CallRecord, LabelTotals, RoleTotals, RunId};
 pub use merge::{Conflict, MergeCounts, MergeError, SourceMerge};
 pub use migrate::{Migration, MIGRATIONS};
 pub use review::{DecisionRow, OriginalRow};

@@ -10,3 +10,4 @@ pub mod metrics;
 pub mod report;
 pub mod rng;
 pub mod sorted;
+pub mod time;

@@ -231,6 +231,12 @@ fn source_files(source: &str) -> Vec<PathBuf> {
 /// lines: unknown when a file is gone, no longer holds the run's trees, or
 /// has no metadata line.
 pub fn trees_made(loaded: &LoadedRun) -> Vec<TreesMade> {
+    trees_made_with(loaded, true)
+}
+
+/// [`trees_made`], with the validity audit of each file (the costly part:
+/// shortcut readers over every tree) only when `audit` is set.
+pub fn trees_made_with(loaded: &LoadedRun, audit: bool) -> Vec<TreesMade> {
     let asked: std::collections::HashMap<&str, &Tree> =
         loaded.trees.iter().map(|t| (t.id.as_str(), t)).collect();
     let same = |t: &Tree| asked.get(t.id.as_str()).is_some_and(|a| *a == t);
@@ -238,8 +244,9 @@ pub fn trees_made(loaded: &LoadedRun) -> Vec<TreesMade> {
         .into_iter()
         .map(|path| {
             let file = path.display().to_string();
-            let audit = read_tree_file(&path)
-                .ok()
+            let audit = audit
+                .then(|| read_tree_file(&path).ok())
+                .flatten()
                 .filter(|f| f.trees.iter().all(same))
                 .map(|f| {
                     let text_only = f

@@ -92,6 +92,12 @@ pub fn eval_cast(subjects: &[String], judge: Option<&str>, config: &Config) -> R
     })
 }
 
+/// The label of an evaluation run's model calls in the store's accounting
+/// (`llm_runs`): a resumed run adds calls under the same label.
+pub fn eval_llm_label(run_id: &str) -> String {
+    format!("eval run {run_id}")
+}
+
 /// Runs (or resumes) the request; returns what the command prints on stdout.
 /// Who answers and grades is noted on `reporter` first; progress goes to a
 /// `trees` and a `questions` bar.
@@ -103,11 +109,18 @@ pub fn run_eval(request: &EvalRequest, reporter: &dyn Reporter) -> Result<String
         request.wait,
         reporter,
     )?;
+    let (trees, digest) = read_valid_trees(&request.trees, "evaluating")?;
+    let id = request
+        .run
+        .clone()
+        .unwrap_or_else(|| run_id(&cast.subject, request.seed, request.text_only, &digest));
+    // The model calls are accounted under the run's id, so an export of the
+    // run (`eval export`) finds its tokens and cost.
     let llm: Option<Llm> = if cast.subject_is_model || cast.judge.is_some() {
         Some(open_llm(
             request.config.clone(),
             &request.store,
-            &format!("eval run {}", cast.subject),
+            &eval_llm_label(&id),
             request.max_cost,
         )?)
     } else {
@@ -117,11 +130,6 @@ pub fn run_eval(request: &EvalRequest, reporter: &dyn Reporter) -> Result<String
     let subject = opened.subject();
     let judge = open_judge(cast.judge.as_deref(), llm.as_ref())?;
     note_cast(&cast, request.text_only, reporter);
-    let (trees, digest) = read_valid_trees(&request.trees, "evaluating")?;
-    let id = request
-        .run
-        .clone()
-        .unwrap_or_else(|| run_id(&cast.subject, request.seed, request.text_only, &digest));
     let run = EvalRun {
         id: id.clone(),
         subject: subject.name().to_string(),

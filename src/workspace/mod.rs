@@ -26,6 +26,7 @@ pub mod cast;
 pub mod doctor;
 pub mod embedder;
 pub mod eval;
+pub mod eval_export;
 pub mod eval_report;
 pub mod eval_run;
 pub mod film;

@@ -720,6 +720,19 @@ fn a_killed_model_run_resumes_to_the_same_report_without_asking_twice() {
         whole_report.contains("\"subject\": \"loop\""),
         "{whole_report}"
     );
+    // The run as an Inspect log: read back by Inspect, its calls' tokens with it.
+    if let Some(logs) = crate::common::inspect::check_inspect_export(
+        whole.path(),
+        &whole.path().join("ws.db"),
+        &["m"],
+    ) {
+        assert_eq!(logs[0]["model"], "moviegraph/loop");
+        let usage = logs[0]["model_usage"].as_object().unwrap();
+        assert!(
+            !usage.is_empty() && usage.values().all(|t| t.as_u64().unwrap() > 0),
+            "{usage:?}"
+        );
+    }
 
     // The killed run: the server answers 20 requests, then holds the 21st unanswered;
     // the process is killed (SIGKILL) while it waits.

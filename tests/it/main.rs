@@ -15,6 +15,7 @@ mod embed_remote;
 mod eval;
 mod eval_cli;
 mod eval_extras;
+mod eval_inspect;
 mod eval_limp;
 mod eval_model;
 mod expect;

@@ -179,6 +179,7 @@ fn diff(input: &Path, expected: &str, actual: &str) -> String {
 }
 
 pub mod http;
+pub mod inspect;
 pub mod llm;
 pub mod walk;
 

@@ -38,5 +38,10 @@ pub fn check_anas_run(root: &Path) -> String {
     assert_eq!(answers[0].score, 1.0);
     assert!((answers[1].score - 1.0 / 3.0).abs() < 1e-9);
     assert!((answers[2].score - 0.75).abs() < 1e-9);
+    drop(store);
+    // The person's run as an Inspect log, the annotator named as the model.
+    if let Some(logs) = super::inspect::check_inspect_export(root, &root.join("ws.db"), &[&id]) {
+        assert_eq!(logs[0]["model"], "human/ana");
+    }
     id
 }
