@@ -145,12 +145,23 @@ pub fn run_metrics(
     ids: &[String],
     settings: BootstrapSettings,
 ) -> Result<StoredMetrics> {
+    run_metrics_with(store, ids, settings, true)
+}
+
+/// [`run_metrics`], with each trees file's validity audit (shortcut readers
+/// over every tree: the costly part) in `made` only when `audit` is set.
+pub fn run_metrics_with(
+    store: &Store,
+    ids: &[String],
+    settings: BootstrapSettings,
+    audit: bool,
+) -> Result<StoredMetrics> {
     let mut metrics = Vec::new();
     let mut humans: Vec<(LoadedRun, String)> = Vec::new();
     for id in ids {
         let loaded = load_run(store, id)?;
         let mut m = compute(&loaded, settings);
-        m.made = trees_made(&loaded);
+        m.made = trees_made_with(&loaded, audit);
         if let Some(annotator) = store.eval_run_annotator(id)? {
             m.subject = format!("{} ({annotator})", m.subject);
             humans.push((loaded.clone(), annotator));

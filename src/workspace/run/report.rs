@@ -46,14 +46,17 @@ pub(super) fn report_stage(film: &mut Film<'_>) -> Result<()> {
     }
     let (fp, plan) = film.plan(Stage::Report, &inputs, &files)?;
     let ids: Vec<String> = film.out.runs.iter().map(|(_, id)| id.clone()).collect();
-    // The summary's point estimates: cheap without the bootstrap.
-    film.out.metrics = run_metrics(
+    // The summary's point estimates: cheap without the bootstrap and without
+    // the trees' validity audit, which only the report shows (so a rerun
+    // with everything current does not audit every trees file again).
+    film.out.metrics = crate::workspace::eval::run_metrics_with(
         &film.store,
         &ids,
         BootstrapSettings {
             resamples: 0,
             seed: 0,
         },
+        false,
     )?
     .metrics;
     film.out.report = Some(dir.clone());
