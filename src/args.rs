@@ -100,6 +100,8 @@ impl From<SimilarityArg> for SimilarityChoice {
 pub enum StageArg {
     /// Every screenplay version of the folder.
     Parse,
+    /// Shots, keyframes and subtitles from the folder's video (only when it holds one).
+    Shots,
     /// Dialogue to subtitle cues, blocks, keyframes; saved in the store.
     Align,
     /// The verified graph, block by block; `graphs/<film>.json`.
@@ -116,6 +118,7 @@ impl From<StageArg> for Stage {
     fn from(a: StageArg) -> Self {
         match a {
             StageArg::Parse => Stage::Parse,
+            StageArg::Shots => Stage::Shots,
             StageArg::Align => Stage::Align,
             StageArg::Graph => Stage::Graph,
             StageArg::Trees => Stage::Trees,

@@ -16,7 +16,7 @@ use moviegraph::store::Store;
 use super::emit;
 use moviegraph::workspace::cast::Cast;
 use moviegraph::workspace::run::{
-    run_films, Action, AlignEmbedder, FilmOutcome, Pipeline, Progress, Stage, STAGES,
+    run_films, Action, AlignEmbedder, FilmOutcome, Pipeline, Progress, Stage, VideoSettings, STAGES,
 };
 
 /// Options of `bench pipeline`.
@@ -248,6 +248,7 @@ pub fn bench_pipeline(a: BenchPipelineArgs) -> anyhow::Result<()> {
         text_only: false,
         embedder: AlignEmbedder::hashed(),
         allow_bad_cues: false,
+        video: VideoSettings::default(),
     };
     let sample_p = pipeline("sample");
     // A corpus film repeats one story `--copies` times, so its subtitles fit

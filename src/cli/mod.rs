@@ -13,6 +13,7 @@ mod models;
 mod parse;
 mod report;
 mod run;
+mod shots;
 mod trees;
 mod trees_audit;
 mod walk;
@@ -46,6 +47,7 @@ enum Command {
     Run(run::RunArgs),
     Parse(parse::ParseArgs),
     Align(align::AlignArgs),
+    Shots(shots::ShotsArgs),
     #[command(subcommand)]
     Graph(graph::GraphCommand),
     #[command(subcommand)]
@@ -110,6 +112,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args, cli.quiet, cli.verbose),
         Command::Parse(args) => parse::parse(args),
         Command::Align(args) => align::align_cmd(args),
+        Command::Shots(args) => shots::shots_cmd(args, cli.quiet),
         Command::Graph(cmd) => graph::graph(cmd),
         Command::Trees(cmd) => trees::trees(cmd),
         Command::Bench(cmd) => crate::bench::bench(cmd).map(|()| Outcome::Success),

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::bail;
 use clap::Args;
-use moviegraph::workspace::run::{run_pipeline, RunRequest};
+use moviegraph::workspace::run::{run_pipeline, RunRequest, VideoSettings};
+use moviegraph::workspace::shots;
 use moviegraph::workspace::store_path;
 
 use super::models::ModelFlags;
@@ -106,6 +107,14 @@ pub struct RunArgs {
     /// cues malformed than read stops even then.
     #[arg(long)]
     allow_bad_cues: bool,
+    /// Shot detector for a film folder that holds a video and no keyframes
+    /// (see `moviegraph shots --help`; default: the most accurate one this build has).
+    #[arg(long, value_enum)]
+    detector: Option<super::shots::DetectorArg>,
+    /// Subtitle language taken out of a film's video when its folder has no
+    /// subtitles (`eng`, `fre`, …; default: the first English track, else the first).
+    #[arg(long, value_name = "LANG")]
+    subtitle_lang: Option<String>,
     #[command(flatten)]
     wait: super::WaitArgs,
 }
@@ -130,6 +139,12 @@ pub fn run(args: RunArgs, quiet: bool, verbose: u8) -> anyhow::Result<Outcome> {
         until: args.until.into(),
         text_only: args.text_only,
         allow_bad_cues: args.allow_bad_cues,
+        video: VideoSettings {
+            detector: args
+                .detector
+                .map_or_else(|| shots::default_detector().0, |d| d.detector()),
+            subtitle_lang: args.subtitle_lang,
+        },
         wait: args.wait.mode(),
     };
     let done = run_pipeline(&request, &Terminal::new(quiet))?;

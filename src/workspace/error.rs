@@ -80,6 +80,7 @@ causes!(
     crate::screenplay::ParseError,
     crate::media::subtitles::SubtitleError,
     crate::media::shots::ShotError,
+    crate::media::video::VideoError,
     crate::graph::GraphError,
     crate::trees::jsonl::TreeFileError,
     crate::trees::import::ImportError,

@@ -46,6 +46,7 @@ pub mod review;
 pub mod review_figures;
 pub mod run;
 pub mod score;
+pub mod shots;
 pub mod trees;
 pub mod trees_files;
 pub mod trees_generate;

@@ -48,5 +48,6 @@ mod subtitles;
 mod trees;
 mod trees_import;
 mod trees_model;
+mod video;
 mod walk_tui;
 mod walk_web;

@@ -19,7 +19,7 @@ use super::super::lock::{Wait, WriterLock};
 use super::super::{bail, Context, Result};
 use super::{
     corpus_report, render_film, render_film_line, run_films, AlignEmbedder, FilmOutcome, Pipeline,
-    Progress, Stage,
+    Progress, Stage, VideoSettings,
 };
 
 /// What `moviegraph run` was asked to do.
@@ -53,6 +53,8 @@ pub struct RunRequest {
     pub text_only: bool,
     /// Align films with many malformed cues.
     pub allow_bad_cues: bool,
+    /// How the shots stage reads a film's video.
+    pub video: VideoSettings,
     /// Wait for the store's writer lock, or stop.
     pub wait: Wait,
     /// Every film's stages in the summary (else one line per film when
@@ -155,6 +157,7 @@ fn pipeline(request: &RunRequest, reporter: &dyn Reporter) -> Result<Pipeline> {
         text_only: request.text_only,
         embedder: AlignEmbedder(embedder.into()),
         allow_bad_cues: request.allow_bad_cues,
+        video: request.video.clone(),
     })
 }
 

@@ -48,6 +48,7 @@ mod graph;
 mod parse;
 mod progress;
 mod report;
+mod shots;
 mod trees;
 
 use align::stages_after_parse;
@@ -59,6 +60,7 @@ use progress::FilmBar;
 pub use progress::Progress;
 pub use report::corpus_report;
 use report::report_stage;
+use shots::shots_stage;
 use trees::trees_stage;
 
 /// The stages, in pipeline order.
@@ -66,6 +68,9 @@ use trees::trees_stage;
 pub enum Stage {
     /// Every screenplay version of the folder.
     Parse,
+    /// Shots, keyframes and subtitles from the folder's video, when it holds
+    /// one and no keyframes (`FILM_DIR/keyframes/`, `FILM_DIR/subtitles.srt`).
+    Shots,
     /// Dialogue to subtitle cues, blocks, keyframes; saved in the store.
     Align,
     /// The verified graph, block by block; `graphs/<film>.json`.
@@ -79,8 +84,9 @@ pub enum Stage {
 }
 
 /// Every stage, in order.
-pub const STAGES: [Stage; 6] = [
+pub const STAGES: [Stage; 7] = [
     Stage::Parse,
+    Stage::Shots,
     Stage::Align,
     Stage::Graph,
     Stage::Trees,
@@ -93,6 +99,7 @@ impl Stage {
     pub fn name(self) -> &'static str {
         match self {
             Stage::Parse => "parse",
+            Stage::Shots => "shots",
             Stage::Align => "align",
             Stage::Graph => "graph",
             Stage::Trees => "trees",
@@ -132,6 +139,27 @@ pub struct Pipeline {
     /// Align films whose subtitles have more than a few percent of their
     /// cues malformed (`--allow-bad-cues`).
     pub allow_bad_cues: bool,
+    /// How the shots stage reads a film's video.
+    pub video: VideoSettings,
+}
+
+/// How the shots stage reads a film's video.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VideoSettings {
+    /// The shot detector.
+    pub detector: crate::media::video::Detector,
+    /// The subtitle track's language (`None`: the first English, else the first).
+    pub subtitle_lang: Option<String>,
+}
+
+impl Default for VideoSettings {
+    /// The default detector, the first English track.
+    fn default() -> Self {
+        VideoSettings {
+            detector: crate::workspace::shots::default_detector().0,
+            subtitle_lang: None,
+        }
+    }
 }
 
 /// The sentence embedder of the align stage, shared by the films' threads
@@ -420,6 +448,9 @@ pub fn run_film(dir: &Path, p: &Pipeline, progress: &Progress) -> Result<FilmOut
     };
     let play = parse_stage(&mut film)?;
     if p.until > Stage::Parse {
+        shots_stage(&mut film)?;
+    }
+    if p.until > Stage::Shots {
         stages_after_parse(&mut film, play)?;
     }
     Ok(film.out)

@@ -181,6 +181,7 @@ fn diff(input: &Path, expected: &str, actual: &str) -> String {
 pub mod http;
 pub mod inspect;
 pub mod llm;
+pub mod video;
 pub mod walk;
 
 /// The annotated development corpus: every film of `../shared/films` with a
