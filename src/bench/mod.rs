@@ -19,6 +19,8 @@ mod parse;
 mod pipeline;
 mod real;
 mod review;
+mod shots;
+mod shots_synth;
 mod trees;
 
 /// Benchmarks that print figures (build with --release for meaningful numbers).
@@ -60,6 +62,10 @@ pub enum BenchCommand {
     /// film's accepted claims over HTTP (page, decision, next page), alone
     /// and several at once, against the same decisions made in-process.
     Review(review::BenchReviewArgs),
+    /// The shot detectors on synthetic videos with known boundaries and on
+    /// real footage, beside PySceneDetect in the same run: precision, recall,
+    /// F1, and frames per second with decoding timed on its own.
+    Shots(shots::BenchShotsArgs),
 }
 
 /// Options of `bench eval`.
@@ -124,6 +130,7 @@ pub fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Trees(args) => trees::bench_trees(args),
         BenchCommand::Pipeline(args) => pipeline::bench_pipeline(args),
         BenchCommand::Review(args) => review::bench_review(args),
+        BenchCommand::Shots(args) => shots::bench_shots(args),
     }
 }
 

@@ -10,6 +10,7 @@ use crate::embed::MINILM_FILES;
 use crate::llm::local::{default_model_dir, resolve_model_path};
 use crate::llm::{BackendKind, Config, Role, RoleOverrides};
 use crate::media::subtitles;
+use crate::media::video::ffmpeg_version;
 use crate::screenplay;
 use crate::store;
 
@@ -29,6 +30,7 @@ pub fn check(workspace: &Path, config: Option<&Path>, store: Option<&Path>) -> R
     films(&mut f, workspace);
     let loaded = config_check(&mut f, config);
     model_files(&mut f, loaded.as_ref());
+    video_tools(&mut f);
     if let Some(loaded) = &loaded {
         endpoints(&mut f, loaded)?;
     }
@@ -226,6 +228,26 @@ fn config_check(f: &mut Findings, path: Option<&Path>) -> Option<Config> {
         }
     }
     Some(config)
+}
+
+/// ffmpeg (for films given as a video) and the shot detectors this build has.
+fn video_tools(f: &mut Findings) {
+    match ffmpeg_version() {
+        Ok(version) => f.add(
+            Level::Ok,
+            &format!(
+                "video: {version}; shot detectors: {} (default {}); TransNetV2 is not built in yet",
+                super::shots::DETECTORS.join(", "),
+                super::shots::default_detector().0.name()
+            ),
+            None,
+        ),
+        Err(err) => f.add(
+            Level::Warn,
+            &format!("video: {err}"),
+            Some("only needed for films given as a video file (`moviegraph shots`, or a video in a film folder)"),
+        ),
+    }
 }
 
 fn model_files(f: &mut Findings, config: Option<&Config>) {

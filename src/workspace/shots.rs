@@ -19,6 +19,9 @@ use crate::util::report::Bar;
 use super::film::{self, SUBTITLE_FILES};
 use super::{Context, Result};
 
+/// Frames decoded ahead of the detector.
+const PREFETCH_FRAMES: usize = 8;
+
 /// Width frames are decoded at for detection (PySceneDetect's working width).
 pub const DETECTION_WIDTH: u32 = 256;
 
@@ -238,53 +241,14 @@ pub fn make_shots(request: &ShotsRequest, bar: &dyn Bar) -> Result<ShotsDone> {
         }
     }
 
-    let settings = DecodeSettings::scaled(&info, DETECTION_WIDTH);
-    let mut reader = FrameReader::open(&info, settings)?;
-    let expected = info.expected_frames().unwrap_or(0);
-    bar.restart(expected);
-    let mut detector = request.detector.start();
-    let mut cuts = Vec::new();
-    let mut frame = vec![0u8; settings.frame_bytes()];
-    let (mut decode_time, mut detect_time) = (Duration::ZERO, Duration::ZERO);
-    let started = Instant::now();
-    let mut shown = Instant::now();
-    loop {
-        let t = Instant::now();
-        if !reader.next_frame(&mut frame)? {
-            decode_time += t.elapsed();
-            break;
-        }
-        decode_time += t.elapsed();
-        let t = Instant::now();
-        let n = reader.frames() - 1;
-        if let Some(cut) = detector.push_rgb(n, &frame) {
-            cuts.push(cut);
-        }
-        detect_time += t.elapsed();
-        if shown.elapsed() >= Duration::from_millis(250) {
-            bar.set(n + 1, expected.max(n + 1));
-            bar.message(&progress_message(
-                n + 1,
-                expected,
-                started.elapsed(),
-                cuts.len(),
-            ));
-            shown = Instant::now();
-        }
-    }
-    let frames = reader.frames();
-    if let Some(complaint) = reader.finish()? {
-        warnings.push(format!(
-            "{}: ffmpeg reported damaged data (the {frames} frames it could decode were used): {complaint}",
-            info.path.display()
-        ));
-    }
-    if expected > 0 && frames + frames / 50 + 2 < expected {
-        warnings.push(format!(
-            "{}: {frames} frames decoded of the {expected} its header announces (truncated file?)",
-            info.path.display()
-        ));
-    }
+    let detection = detect_cuts(&info, &request.detector, bar)?;
+    warnings.extend(detection.warnings);
+    let (frames, cuts, decode_time, detect_time) = (
+        detection.frames,
+        detection.cuts,
+        detection.decode_time,
+        detection.detect_time,
+    );
     bar.set(frames, frames);
     let shots = shots_from_cuts(&cuts, frames);
     let provenance = Provenance {
@@ -383,6 +347,79 @@ pub fn render(done: &ShotsDone) -> String {
         let _ = writeln!(out, "warning: {w}");
     }
     out
+}
+
+/// One pass of a detector over a video.
+#[derive(Debug, Clone)]
+pub struct Detection {
+    /// Frames that start a shot, in order.
+    pub cuts: Vec<u64>,
+    /// Frames decoded.
+    pub frames: u64,
+    /// Time spent waiting for decoded frames.
+    pub decode_time: Duration,
+    /// Time spent converting and scoring frames.
+    pub detect_time: Duration,
+    /// Damaged data, a short file.
+    pub warnings: Vec<String>,
+}
+
+/// Decodes `info`'s video at the detection width and runs `detector` over
+/// its frames, streamed (memory stays flat); `bar` shows frames, rate and ETA.
+pub fn detect_cuts(info: &VideoInfo, detector: &Detector, bar: &dyn Bar) -> Result<Detection> {
+    let settings = DecodeSettings::scaled(info, DETECTION_WIDTH);
+    let mut reader = FrameReader::open(info, settings)?.prefetch(PREFETCH_FRAMES);
+    let expected = info.expected_frames().unwrap_or(0);
+    bar.restart(expected);
+    let mut finder = detector.start();
+    let mut cuts = Vec::new();
+    let (mut decode_time, mut detect_time) = (Duration::ZERO, Duration::ZERO);
+    let started = Instant::now();
+    let mut shown = Instant::now();
+    loop {
+        let t = Instant::now();
+        let next = reader.next_frame()?;
+        decode_time += t.elapsed();
+        let Some(frame) = next else { break };
+        let t = Instant::now();
+        let n = reader.frames() - 1;
+        if let Some(cut) = finder.push_rgb(n, &frame) {
+            cuts.push(cut);
+        }
+        reader.recycle(frame);
+        detect_time += t.elapsed();
+        if shown.elapsed() >= Duration::from_millis(250) {
+            bar.set(n + 1, expected.max(n + 1));
+            bar.message(&progress_message(
+                n + 1,
+                expected,
+                started.elapsed(),
+                cuts.len(),
+            ));
+            shown = Instant::now();
+        }
+    }
+    let frames = reader.frames();
+    let mut warnings = Vec::new();
+    if let Some(complaint) = reader.finish()? {
+        warnings.push(format!(
+            "{}: ffmpeg reported damaged data (the {frames} frames it could decode were used): {complaint}",
+            info.path.display()
+        ));
+    }
+    if expected > 0 && frames + frames / 50 + 2 < expected {
+        warnings.push(format!(
+            "{}: {frames} frames decoded of the {expected} its header announces (truncated file?)",
+            info.path.display()
+        ));
+    }
+    Ok(Detection {
+        cuts,
+        frames,
+        decode_time,
+        detect_time,
+        warnings,
+    })
 }
 
 /// `1,234 / 5,000 frames · 412 frames/s · ETA 0:09 · 12 cuts`.

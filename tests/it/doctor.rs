@@ -162,3 +162,33 @@ fn a_missing_store_is_not_created_and_junk_is_refused() {
     assert!(out.contains("FAIL  store: "), "{out}");
     assert!(out.contains("FAIL  config: bad.toml"), "{out}");
 }
+
+#[test]
+fn ffmpeg_is_reported_found_or_missing_with_its_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    workspace(dir);
+    let missing = Command::new(env!("CARGO_BIN_EXE_moviegraph"))
+        .arg("doctor")
+        .current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env_remove("MOVIEGRAPH_STORE")
+        .env("MOVIEGRAPH_FFMPEG", dir.join("no-such-ffmpeg"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&missing.stdout).into_owned();
+    assert!(text.contains("warn  video: ffmpeg not found ("), "{text}");
+    assert!(text.contains("apt-get install ffmpeg"), "{text}");
+    assert!(
+        text.contains("fix: only needed for films given as a video file"),
+        "{text}"
+    );
+    if crate::common::video::have_ffmpeg() {
+        let (_, text) = doctor(dir, &[], None);
+        assert!(text.contains("ok    video: ffmpeg version "), "{text}");
+        assert!(
+            text.contains("shot detectors: adaptive, content (default adaptive)"),
+            "{text}"
+        );
+    }
+}

@@ -42,6 +42,7 @@ mod run;
 mod run_films;
 mod run_review;
 mod run_subtitles;
+mod run_video;
 mod shots;
 mod subtitle_fixtures;
 mod subtitles;

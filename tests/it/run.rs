@@ -75,7 +75,10 @@ pub(crate) fn actions(out: &str) -> Vec<(String, String, String)> {
             let t = l.trim_start();
             let mut words = t.split_whitespace();
             let stage = words.next()?;
-            if !["parse", "align", "graph", "trees", "eval", "report"].contains(&stage)
+            if ![
+                "parse", "shots", "align", "graph", "trees", "eval", "report",
+            ]
+            .contains(&stage)
                 || !l.starts_with("  ")
                 || l.starts_with("   ")
             {

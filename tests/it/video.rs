@@ -23,6 +23,13 @@ fn cuts_become_movienets_layout_which_the_aligner_reads() {
     let film = ws.path().join("cuts");
     std::fs::create_dir_all(&film).unwrap();
     three_shots(&film.join("film.mp4"), &[]);
+    // What a run killed while writing leaves behind: never read, cleared.
+    std::fs::create_dir_all(ws.path().join("cuts/.keyframes.partial/shot_txt")).unwrap();
+    std::fs::write(
+        ws.path().join("cuts/.keyframes.partial/shot_txt/cuts.txt"),
+        "0 5 0 2 5\n",
+    )
+    .unwrap();
     for detector in ["adaptive", "content"] {
         let (ok, text) = shots(
             ws.path(),
@@ -82,6 +89,7 @@ fn cuts_become_movienets_layout_which_the_aligner_reads() {
     assert_eq!(list.shots.len(), 3);
     assert_eq!(list.frame_to_ms(72), 3000);
 
+    assert!(!ws.path().join("cuts/.keyframes.partial").exists());
     // Again with the same settings: current, nothing decoded.
     let (ok, text) = shots(
         ws.path(),

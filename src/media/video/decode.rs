@@ -5,6 +5,7 @@
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use super::probe::VideoInfo;
@@ -173,6 +174,92 @@ impl FrameReader {
             });
         }
         Ok((!stderr.trim().is_empty()).then(|| last_words(&stderr)))
+    }
+}
+
+/// A [`FrameReader`] on its own thread, a few frames ahead of the caller, so
+/// decoding (ffmpeg) and the caller's work on each frame overlap.
+pub struct Prefetch {
+    frames: Receiver<Result<Vec<u8>, VideoError>>,
+    spare: SyncSender<Vec<u8>>,
+    reader: Option<JoinHandle<Result<Option<String>, VideoError>>>,
+    count: u64,
+    path: PathBuf,
+}
+
+impl FrameReader {
+    /// Moves the reader to a thread that keeps up to `depth` frames ready.
+    pub fn prefetch(mut self, depth: usize) -> Prefetch {
+        let depth = depth.max(1);
+        let (tx, frames) = sync_channel(depth);
+        let (spare, spares) = sync_channel::<Vec<u8>>(depth + 2);
+        let path = self.path.clone();
+        let reader = std::thread::spawn(move || {
+            loop {
+                let mut buf = spares
+                    .try_recv()
+                    .unwrap_or_else(|_| vec![0u8; self.frame_bytes]);
+                match self.next_frame(&mut buf) {
+                    Ok(true) => {
+                        if tx.send(Ok(buf)).is_err() {
+                            // The caller stopped: dropping the reader stops ffmpeg.
+                            return Ok(None);
+                        }
+                    }
+                    Ok(false) => break,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return Ok(None);
+                    }
+                }
+            }
+            self.finish()
+        });
+        Prefetch {
+            frames,
+            spare,
+            reader: Some(reader),
+            count: 0,
+            path,
+        }
+    }
+}
+
+impl Prefetch {
+    /// The next frame, `None` at the end of the stream.
+    pub fn next_frame(&mut self) -> Result<Option<Vec<u8>>, VideoError> {
+        match self.frames.recv() {
+            Ok(Ok(frame)) => {
+                self.count += 1;
+                Ok(Some(frame))
+            }
+            Ok(Err(e)) => Err(e),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Hands a frame's buffer back for reuse.
+    pub fn recycle(&self, frame: Vec<u8>) {
+        let _ = self.spare.try_send(frame);
+    }
+
+    /// Frames handed out so far.
+    pub fn frames(&self) -> u64 {
+        self.count
+    }
+
+    /// Waits for the reader: as [`FrameReader::finish`].
+    pub fn finish(mut self) -> Result<Option<String>, VideoError> {
+        let handle = self.reader.take().expect("finished once");
+        // Frames nobody will read must not keep the reader waiting.
+        while self.frames.try_recv().is_ok() {}
+        handle.join().unwrap_or_else(|_| {
+            Err(VideoError::Decode {
+                path: self.path.clone(),
+                frames: self.count,
+                message: "the frame reader stopped unexpectedly".into(),
+            })
+        })
     }
 }
 

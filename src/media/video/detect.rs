@@ -69,17 +69,14 @@ impl HsvFrame {
             let v = r.max(g).max(b);
             let diff = v - r.min(g).min(b);
             let s = (diff * sdiv[v as usize] + round) >> HSV_SHIFT;
-            let h = if v == r {
-                g - b
-            } else if v == g {
-                b - r + 2 * diff
-            } else {
-                r - g + 4 * diff
-            };
-            let mut h = (h * hdiv[diff as usize] + round) >> HSV_SHIFT;
-            if h < 0 {
-                h += 180;
-            }
+            // OpenCV's branch-free selection: red's formula where the
+            // maximum is red, else green's where it is green, else blue's.
+            let vr = -i32::from(v == r);
+            let vg = -i32::from(v == g);
+            let h =
+                (vr & (g - b)) + (!vr & ((vg & (b - r + 2 * diff)) + (!vg & (r - g + 4 * diff))));
+            let h = (h * hdiv[diff as usize] + round) >> HSV_SHIFT;
+            let h = h + (180 & (h >> 31));
             *h_out = h as u8;
             *s_out = s as u8;
             *v_out = v as u8;
