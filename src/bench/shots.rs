@@ -38,7 +38,7 @@ pub struct BenchShotsArgs {
     repeats: usize,
 }
 
-const DETECTORS: [&str; 2] = ["adaptive", "content"];
+const DETECTORS: [&str; 3] = ["adaptive", "content", "robust"];
 
 /// Cuts found by one detector, ours or PySceneDetect's, and the seconds taken.
 struct Found {
@@ -152,7 +152,7 @@ fn accuracy(out: &mut String, set: &[Synthetic], python: Option<&Path>) -> anyho
     let mut columns: Vec<(String, &str, bool)> = Vec::new();
     for d in DETECTORS {
         columns.push((format!("moviegraph {d}"), d, false));
-        if python.is_some() {
+        if python.is_some() && d != "robust" {
             columns.push((format!("PySceneDetect {d}"), d, true));
         }
     }
@@ -291,7 +291,7 @@ fn speed(
                 detect_s,
                 100.0 * detect_s / decode_alone.max(1e-9)
             );
-            if let Some(py) = python {
+            if let (Some(py), false) = (python, d == "robust") {
                 let mut psd = Vec::new();
                 for _ in 0..repeats {
                     psd.push(pyscenedetect(py, video, d)?.seconds);

@@ -23,11 +23,13 @@ use super::{emit, Outcome};
 /// subtitle track is written there as subtitles.srt (picture tracks such as
 /// PGS and VobSub are named and refused: they would need OCR).
 ///
-/// Detectors (offline; the same definitions and defaults as PySceneDetect's,
-/// so results can be compared):
-///   adaptive  a frame's HSV change against its neighbours' (default); robust
-///             to fast motion
+/// Detectors (offline; adaptive and content have the same definitions and
+/// defaults as PySceneDetect's, so results can be compared):
+///   robust    adaptive's cuts, less flashes and strobing: a cut must still
+///             differ from the frame before it four frames later (default)
+///   adaptive  a frame's HSV change against its neighbours'; copes with fast motion
 ///   content   a frame's HSV change against a fixed threshold (27)
+/// None finds dissolves and fades well yet (see `moviegraph bench shots`).
 ///
 /// A layout already made from the same video with the same settings is kept
 /// (say --force to redo it); keyframes moviegraph did not make are never
@@ -67,6 +69,9 @@ pub enum DetectorArg {
     Adaptive,
     /// HSV change against a fixed threshold (PySceneDetect's detect-content).
     Content,
+    /// Adaptive, with flashes and strobing checked: a cut must still differ
+    /// from the frame before it four frames later (moviegraph's own).
+    Robust,
 }
 
 impl DetectorArg {
@@ -79,6 +84,7 @@ impl DetectorArg {
         match self {
             DetectorArg::Adaptive => "adaptive",
             DetectorArg::Content => "content",
+            DetectorArg::Robust => "robust",
         }
     }
 }

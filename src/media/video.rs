@@ -18,7 +18,9 @@ pub mod probe;
 pub mod subtitle_track;
 
 pub use decode::{DecodeSettings, FrameReader};
-pub use detect::{AdaptiveSettings, ContentSettings, CutDetector, Detector, HsvFrame};
+pub use detect::{
+    AdaptiveSettings, ContentSettings, CutDetector, Detector, HsvFrame, RobustSettings,
+};
 pub use layout::{write_layout, LayoutRequest, ShotBounds, VIDEO_INFO_FILE};
 pub use probe::{probe, SubtitleTrack, VideoInfo};
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::media::video::detect::{AdaptiveSettings, ContentSettings, Detector};
+use crate::media::video::detect::{AdaptiveSettings, ContentSettings, Detector, RobustSettings};
 use crate::media::video::layout::{shots_from_cuts, write_layout, LayoutRequest, Provenance};
 use crate::media::video::subtitle_track::{choose_track, extract_track};
 use crate::media::video::{probe, DecodeSettings, FrameReader, VideoInfo};
@@ -26,14 +26,14 @@ const PREFETCH_FRAMES: usize = 8;
 pub const DETECTION_WIDTH: u32 = 256;
 
 /// The detectors `--detector` names.
-pub const DETECTORS: [&str; 2] = ["adaptive", "content"];
+pub const DETECTORS: [&str; 3] = ["adaptive", "content", "robust"];
 
 /// The detector `moviegraph shots` uses by default, and why: the most
 /// accurate one this build has.
 pub fn default_detector() -> (Detector, &'static str) {
     (
-        Detector::Adaptive(AdaptiveSettings::default()),
-        "the most accurate detector in this build (TransNetV2 is not built in yet)",
+        Detector::Robust(RobustSettings::default()),
+        "the most accurate detector in this build: adaptive's cuts without flashes (TransNetV2 is not built in yet)",
     )
 }
 
@@ -42,6 +42,7 @@ pub fn detector_named(name: &str) -> Option<Detector> {
     match name {
         "adaptive" => Some(Detector::Adaptive(AdaptiveSettings::default())),
         "content" => Some(Detector::Content(ContentSettings::default())),
+        "robust" => Some(Detector::Robust(RobustSettings::default())),
         _ => None,
     }
 }
@@ -399,6 +400,7 @@ pub fn detect_cuts(info: &VideoInfo, detector: &Detector, bar: &dyn Bar) -> Resu
             shown = Instant::now();
         }
     }
+    cuts.extend(finder.finish());
     let frames = reader.frames();
     let mut warnings = Vec::new();
     if let Some(complaint) = reader.finish()? {
@@ -485,7 +487,7 @@ mod tests {
             assert_eq!(detector_named(name).unwrap().name(), name);
         }
         assert!(detector_named("transnet").is_none());
-        assert_eq!(default_detector().0.name(), "adaptive");
+        assert_eq!(default_detector().0.name(), "robust");
     }
 
     #[test]

@@ -187,7 +187,7 @@ fn ffmpeg_is_reported_found_or_missing_with_its_fix() {
         let (_, text) = doctor(dir, &[], None);
         assert!(text.contains("ok    video: ffmpeg version "), "{text}");
         assert!(
-            text.contains("shot detectors: adaptive, content (default adaptive)"),
+            text.contains("shot detectors: adaptive, content, robust (default robust)"),
             "{text}"
         );
     }

@@ -72,8 +72,8 @@ fn the_sample_from_its_video_gives_the_same_graph_and_trees_keyframes_aside() {
         .unwrap_or_else(|| panic!("{out}"));
     // The sample's 140 shots are stills of one cartoon set: a cut between two
     // framings of it changes few pixels, and PySceneDetect's adaptive rule
-    // (which `adaptive` is) wants a score of 15; about a third of the cuts
-    // reach it. No cut is found where there is none.
+    // (under the default `robust`) wants a score of 15; about a third of the
+    // cuts reach it. No cut is found where there is none.
     let committed =
         std::fs::read_to_string(root.join("keyframes/the-second-key/shot_txt/the-second-key.txt"))
             .unwrap();

@@ -30,7 +30,7 @@ fn cuts_become_movienets_layout_which_the_aligner_reads() {
         "0 5 0 2 5\n",
     )
     .unwrap();
-    for detector in ["adaptive", "content"] {
+    for detector in ["adaptive", "content", "robust"] {
         let (ok, text) = shots(
             ws.path(),
             &[

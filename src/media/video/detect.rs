@@ -14,6 +14,11 @@
 
 use std::sync::OnceLock;
 
+mod robust;
+
+pub use robust::RobustSettings;
+use robust::RobustState;
+
 /// One frame in HSV, one plane per channel, as OpenCV's `COLOR_RGB2HSV` gives
 /// it for 8-bit images.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,6 +173,9 @@ pub enum Detector {
     Content(ContentSettings),
     /// The score against its neighbours' (PySceneDetect's `detect-adaptive`).
     Adaptive(AdaptiveSettings),
+    /// Adaptive, with flashes and strobing checked (moviegraph's own; see
+    /// [`RobustSettings`]).
+    Robust(RobustSettings),
 }
 
 impl Detector {
@@ -176,6 +184,7 @@ impl Detector {
         match self {
             Detector::Content(_) => "content",
             Detector::Adaptive(_) => "adaptive",
+            Detector::Robust(_) => "robust",
         }
     }
 
@@ -186,30 +195,40 @@ impl Detector {
                 "threshold {}, min shot {} frames",
                 s.threshold, s.min_shot_frames
             ),
-            Detector::Adaptive(s) => format!(
-                "ratio {}, min shot {} frames, window {}, min score {}",
-                s.ratio, s.min_shot_frames, s.window, s.min_score
+            Detector::Adaptive(s) => adaptive_settings(s),
+            Detector::Robust(s) => format!(
+                "{}; flash check {} frames later at {}",
+                adaptive_settings(&s.adaptive),
+                s.flash_frames,
+                s.flash_ratio
             ),
         }
     }
 
     /// A fresh cut finder for one video.
     pub fn start(&self) -> CutDetector {
+        let robust = match *self {
+            Detector::Robust(s) => Some(Box::new(RobustState::new(s))),
+            _ => None,
+        };
         let rule = match *self {
             Detector::Content(s) => Rule::Content {
                 threshold: s.threshold,
                 flash: FlashFilter::new(s.min_shot_frames),
             },
-            Detector::Adaptive(s) => Rule::Adaptive {
-                settings: s,
-                buffer: Vec::with_capacity(2 * s.window + 1),
-                last_cut: None,
-            },
+            Detector::Adaptive(s) | Detector::Robust(RobustSettings { adaptive: s, .. }) => {
+                Rule::Adaptive {
+                    settings: s,
+                    buffer: Vec::with_capacity(2 * s.window + 1),
+                    last_cut: None,
+                }
+            }
         };
         CutDetector {
             previous: None,
             spare: None,
             rule,
+            robust,
         }
     }
 }
@@ -291,6 +310,7 @@ pub struct CutDetector {
     previous: Option<HsvFrame>,
     spare: Option<HsvFrame>,
     rule: Rule,
+    robust: Option<Box<RobustState>>,
 }
 
 impl CutDetector {
@@ -319,8 +339,21 @@ impl CutDetector {
             Some(prev) => hsv.score(prev),
             None => 0.0,
         };
+        let mut cut = self.push_score(frame, score);
+        if let Some(robust) = &mut self.robust {
+            robust.observe(&hsv, score, cut.take());
+        }
         self.spare = self.previous.replace(hsv);
-        self.push_score(frame, score)
+        cut
+    }
+
+    /// The cuts decided only at the end of the video (the robust detector's,
+    /// in order); nothing for the others, which decide as they go.
+    pub fn finish(&mut self) -> Vec<u64> {
+        match &mut self.robust {
+            Some(robust) => robust.finish(),
+            None => Vec::new(),
+        }
     }
 
     /// The same as [`CutDetector::push`] for a frame already scored.
@@ -365,6 +398,13 @@ impl CutDetector {
             }
         }
     }
+}
+
+fn adaptive_settings(s: &AdaptiveSettings) -> String {
+    format!(
+        "ratio {}, min shot {} frames, window {}, min score {}",
+        s.ratio, s.min_shot_frames, s.window, s.min_score
+    )
 }
 
 /// The cuts of a whole score sequence (frame `i` has `scores[i]`).
