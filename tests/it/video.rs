@@ -96,7 +96,7 @@ fn cuts_become_movienets_layout_which_the_aligner_reads() {
         &[
             "cuts/film.mp4",
             "--detector",
-            "content",
+            "robust",
             "--keyframe-width",
             "160",
         ],
