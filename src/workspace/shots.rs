@@ -321,9 +321,8 @@ pub fn render(done: &ShotsDone) -> String {
         );
         let _ = writeln!(
             out,
-            "  decoding {decode:.1} s ({:.0} frames/s), detection {detect:.2} s ({:.1} % of decoding), keyframes {:.1} s",
-            done.frames as f64 / decode.max(1e-9),
-            100.0 * detect / decode.max(1e-9),
+            "  {:.0} frames/s: waiting for the decoder {decode:.1} s, detection {detect:.2} s (frames are read ahead on a thread, so the two overlap); keyframes {:.1} s",
+            done.frames as f64 / (decode + detect).max(1e-9),
             done.keyframe_time.as_secs_f64()
         );
     }
