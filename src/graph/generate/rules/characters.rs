@@ -5,6 +5,7 @@
 use super::Extractor;
 use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
+use crate::screenplay::ElementKind;
 use crate::text::spans::Span;
 
 impl Extractor<'_, '_> {
@@ -85,8 +86,14 @@ impl Extractor<'_, '_> {
             .map(|(_, s)| s.clone())
     }
 
-    /// The nearest other speaker before this line, else after it.
+    /// Who a line is said to: the one the script names (a `(to Bev)`
+    /// parenthetical, the line calling them by name, or the action just
+    /// before it: `Gus looks at Bev.`); else the nearest other speaker
+    /// before the line, else after it.
     pub(super) fn addressee(&self, element: usize, speaker: &str) -> Option<String> {
+        if let Some(named) = self.named_addressee(element, speaker) {
+            return Some(named);
+        }
         let before = self
             .speakers
             .iter()
@@ -101,6 +108,56 @@ impl Extractor<'_, '_> {
                 .map(|(_, s)| s.clone())
                 .next()
         })
+    }
+
+    /// The addressee the script itself names for a dialogue element: its
+    /// parenthetical `(to X)`, a vocative (`Gus, …`, `Mrs. Kettering. …`,
+    /// `…, Roz.`), or the action right before its cue where the speaker
+    /// looks at, turns to or speaks to X.
+    fn named_addressee(&self, element: usize, speaker: &str) -> Option<String> {
+        let elements = &self.ctx.play.elements;
+        let other = |word: &str| {
+            self.cast
+                .named(word.trim_matches(|c: char| !c.is_alphanumeric()))
+                .map(|m| m.id.clone())
+                .filter(|id| id != speaker)
+        };
+        // Walk back over this speech's parentheticals to its cue, and one
+        // element more: the action before the cue.
+        let mut k = element;
+        while k > 0 {
+            k -= 1;
+            let e = elements.get(k)?;
+            match e.kind {
+                ElementKind::Parenthetical | ElementKind::Dialogue => {
+                    if e.kind == ElementKind::Parenthetical {
+                        if let Some(to) = to_whom(&e.text).and_then(other) {
+                            return Some(to);
+                        }
+                    }
+                }
+                ElementKind::Character => break,
+                _ => return None,
+            }
+        }
+        if let Some(called) = vocative(&elements.get(element)?.text).and_then(other) {
+            return Some(called);
+        }
+        let before = elements.get(k.checked_sub(1)?)?;
+        if before.kind != ElementKind::Action {
+            return None;
+        }
+        let ws: Vec<&str> = before.text.split_whitespace().collect();
+        let speaker_at = ws.iter().position(|w| {
+            self.cast
+                .named(w.trim_matches(|c: char| !c.is_alphanumeric()))
+                .is_some_and(|m| m.id == speaker)
+        })?;
+        ws.windows(2)
+            .skip(speaker_at + 1)
+            .take(4)
+            .find(|pair| matches!(pair[0], "at" | "to"))
+            .and_then(|pair| other(pair[1]))
     }
 
     /// A content with its persons spelled out, so that it reads alone:
@@ -256,4 +313,40 @@ impl Extractor<'_, '_> {
                 == Some(lower)
         })
     }
+}
+
+/// The person a parenthetical says a line is spoken to: `(to Bev)`,
+/// `(quietly, to Bev)`.
+fn to_whom(paren: &str) -> Option<&str> {
+    let inner = paren.trim().trim_matches(['(', ')']);
+    let mut ws = inner.split_whitespace();
+    while let Some(w) = ws.next() {
+        if w == "to" {
+            return ws.next();
+        }
+    }
+    None
+}
+
+/// A name a line opens by calling out (`Gus, …`; with a title also `Mrs.
+/// Kettering. …`) or closes with (`…, Roz.`).
+fn vocative(line: &str) -> Option<&str> {
+    let ws: Vec<&str> = line.split_whitespace().collect();
+    let title = |w: &str| {
+        matches!(
+            w.trim_end_matches('.').to_lowercase().as_str(),
+            "mr" | "mrs" | "ms" | "miss" | "dr" | "aunt" | "uncle" | "mister"
+        )
+    };
+    let opening = match ws.as_slice() {
+        [t, name, _, ..] if title(t) && (name.ends_with(',') || name.ends_with('.')) => Some(*name),
+        [name, _, ..] if name.ends_with(',') => Some(*name),
+        _ => None,
+    };
+    opening.or_else(|| {
+        let body = line.trim_end_matches(['.', '?', '!', '…']);
+        let (_, tail) = body.rsplit_once(", ")?;
+        let tail = tail.trim();
+        (!tail.contains(' ')).then_some(tail)
+    })
 }

@@ -592,3 +592,55 @@ fn a_gender_is_learned_from_subjects_and_possessives_not_objects_or_appositions(
     // that opens the action after his line.
     assert_eq!(gender("character:rory"), Some(Gender::Male));
 }
+
+/// Three speakers: a `you` goes to the one the script names (a `(to …)`
+/// parenthetical, a vocative, the speaker looking at someone), not to
+/// whoever spoke last.
+#[test]
+fn you_means_the_addressee_the_script_names_before_the_last_speaker() {
+    let script = "INT. SHOP - NIGHT\n\n\
+        ANNA SMITH (30), BEN COLE (40) and CARL DUNN (50) stand by the SAFE.\n\n\
+        ANNA\nWho was here?\n\n\
+        CARL\nThe safe is empty.\n\n\
+        BEN\n(to Anna)\nYou know who took the ring.\n\n\
+        CARL\nIt was nobody.\n\n\
+        BEN\nAnna, you know who opened the safe.\n\n\
+        CARL\nNobody did.\n\n\
+        Ben looks at Anna for a long moment.\n\n\
+        BEN\nYou knew the safe was open.\n\n\
+        CARL\nLeave it.\n\n\
+        BEN\nYou knew the ring was gone.\n";
+    let (_, p) = proposal(script);
+    let about = |quote: &str| -> Vec<String> {
+        states(&p)
+            .into_iter()
+            .filter(|n| {
+                n.evidence
+                    .iter()
+                    .any(|e| e.quote.to_lowercase().contains(&quote.to_lowercase()))
+            })
+            .filter_map(|n| n.content.clone())
+            .collect()
+    };
+    for quote in [
+        "You know who took the ring",
+        "You know who opened the safe",
+        "You knew the safe was open",
+    ] {
+        let contents = about(quote);
+        assert!(
+            !contents.is_empty(),
+            "no state from {quote:?}: {:#?}",
+            states(&p)
+        );
+        assert!(
+            contents
+                .iter()
+                .all(|c| c.contains("Anna") && !c.contains("Carl")),
+            "{quote:?}: {contents:?}"
+        );
+    }
+    // Nothing names who the last line is for: the nearest speaker stands.
+    let last = about("You knew the ring was gone");
+    assert!(last.iter().all(|c| c.contains("Carl")), "{last:?}");
+}
