@@ -1,7 +1,7 @@
 //! The characters a block can mention, with grammatical gender learned from
 //! the script itself (`Quinton closes his fist` → he), used to resolve pronouns.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::graph::schema::{slug, NodeKind};
 use crate::graph::BlockContext;
@@ -56,6 +56,7 @@ impl Cast {
     /// the entity list (introduced without speaking).
     pub fn new(ctx: &BlockContext<'_>) -> Cast {
         let genders = learn_genders(ctx.play);
+        let surnames = learn_surnames(ctx.play);
         let mut members: Vec<Member> = Vec::new();
         for c in &ctx.play.characters {
             let first = c.name.split_whitespace().next().unwrap_or(&c.name);
@@ -67,7 +68,9 @@ impl Cast {
                 id: character_id(&c.name),
                 display: title_case(&c.name),
                 gender: genders.get(&key).copied(),
-                keys: vec![key],
+                keys: surnames
+                    .get(&key)
+                    .map_or_else(|| vec![key.clone()], |s| vec![key.clone(), s.clone()]),
             });
         }
         for node in ctx.entities.values() {
@@ -112,6 +115,58 @@ impl Cast {
 /// right after a character's line (`HOLLIS: Or she's cleverer than you.` /
 /// `He lifts a carriage clock…`: the one who just spoke goes on) — the
 /// weaker sign, counted only for a name the first never tells.
+/// Surnames from the action lines that introduce characters in capitals
+/// with their age (`BEV KETTERING (75), glasses on a chain…`): the cue's
+/// first name → its surname, for surnames only one speaking character
+/// has, and never a word that is already someone's first name.
+fn learn_surnames(play: &Screenplay) -> BTreeMap<String, String> {
+    let firsts: BTreeSet<String> = play
+        .characters
+        .iter()
+        .filter_map(|c| c.name.split_whitespace().next())
+        .map(str::to_lowercase)
+        .collect();
+    let mut found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for el in play
+        .elements
+        .iter()
+        .filter(|e| e.kind == ElementKind::Action)
+    {
+        let ws: Vec<&str> = el.text.split_whitespace().collect();
+        for (k, w) in ws.iter().enumerate().skip(2) {
+            let aged = w.starts_with('(')
+                && w.trim_start_matches('(')
+                    .trim_end_matches([')', ',', '.'])
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+                && w.contains(')');
+            if !aged {
+                continue;
+            }
+            let caps = |x: &str| {
+                x.chars().any(char::is_alphabetic)
+                    && x.chars().all(|c| !c.is_alphabetic() || c.is_uppercase())
+            };
+            let (first, last) = (ws[k - 2], ws[k - 1]);
+            if !caps(first) || !caps(last) {
+                continue;
+            }
+            let first = first.to_lowercase();
+            let last = last
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            if firsts.contains(&first) && !firsts.contains(&last) && last.chars().count() > 1 {
+                found.entry(last).or_default().insert(first);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter(|(_, who)| who.len() == 1)
+        .filter_map(|(last, who)| who.into_iter().next().map(|first| (first, last)))
+        .collect()
+}
+
 fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
     let mut votes: BTreeMap<String, (u32, u32)> = BTreeMap::new();
     let mut after_lines: BTreeMap<String, (u32, u32)> = BTreeMap::new();
@@ -283,3 +338,27 @@ pub(crate) const NOT_AFTER_POSSESSIVE: &[&str] = &[
     "anyway",
     "yet",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_surname_from_an_introduction_names_its_one_character() {
+        let play = crate::screenplay::parse_text(
+            "INT. HALL - NIGHT\n\n\
+             BEV KETTERING (75) writes. ANNA PELL (40) and ABEL PELL (62) sit. \
+             ROZ GUS (61) stands.\n\n\
+             BEV\nHere.\n\nANNA\nHere.\n\nABEL\nHere.\n\nROZ\nHere.\n\nGUS\nHere.\n",
+            Some(crate::screenplay::Format::Fountain),
+            None,
+        )
+        .unwrap();
+        let surnames = learn_surnames(&play);
+        // Kettering is Bev's; Pell is two people's; Gus is somebody's first name.
+        assert_eq!(surnames.get("bev").map(String::as_str), Some("kettering"));
+        assert_eq!(surnames.get("anna"), None);
+        assert_eq!(surnames.get("abel"), None);
+        assert_eq!(surnames.get("roz"), None);
+    }
+}

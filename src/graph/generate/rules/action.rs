@@ -88,6 +88,14 @@ impl Extractor<'_, '_> {
         let mut names_at: Vec<(usize, String)> = Vec::new();
         for (wi, w) in ws.iter().enumerate() {
             if let Some(m) = self.cast.named(&w.text).cloned() {
+                // `JUNE OKAFOR`: a surname after its own first name is the
+                // same mention.
+                if names_at
+                    .last()
+                    .is_some_and(|(at, id)| at + 1 == wi && *id == m.id)
+                {
+                    continue;
+                }
                 let ev = self.evidence(i, w.start, w.end, &w.text);
                 self.mention(&m.id, ev);
                 names_at.push((wi, m.id.clone()));
