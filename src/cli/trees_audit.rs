@@ -63,6 +63,12 @@ pub struct AuditArgs {
     /// without a film, coverage is not measured. Only with one file.
     #[arg(long)]
     film: Option<PathBuf>,
+    /// The graph the trees were made from (a `graph export` JSON file), for
+    /// the share of golds resting on a state the graph ends before the
+    /// question's scene. Default: the store's latest build of the film; not
+    /// measured without one. Only with one file and a film
+    #[arg(long, value_name = "GRAPH.json")]
+    graph: Option<PathBuf>,
     /// The workspace database whose alignment gives the film's blocks (only
     /// read; default: $MOVIEGRAPH_STORE or moviegraph.db; a fresh offline
     /// alignment is made in memory when it holds none).
@@ -84,6 +90,7 @@ pub fn audit_cmd(a: AuditArgs) -> anyhow::Result<Outcome> {
     let (text, passed) = audit_files(
         &a.files,
         a.film.as_deref(),
+        a.graph.as_deref(),
         &store_path(a.store.as_deref()),
         a.text_only,
         a.thresholds.thresholds(),

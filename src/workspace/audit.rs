@@ -7,21 +7,50 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::align::Block;
+use crate::graph::schema::NodeKind;
+use crate::graph::Graph;
 use crate::screenplay::Screenplay;
 use crate::store::Store;
-use crate::trees::audit::{audit, Audit, FilmLayout, Thresholds};
+use crate::trees::audit::{audit, Audit, FilmLayout, StateEnds, Thresholds};
 use crate::trees::jsonl::read_trees;
 use crate::trees::schema::Tree;
 
 use super::align::film_blocks_read_only;
 use super::film::FilmFolder;
+use super::graph::{load_graph, read_graph_export};
 use super::{bail, Result};
 
 /// Seed of the audit's bootstrap (fixed: the same trees give the same report).
 pub const AUDIT_SEED: u64 = 0;
 
-/// The layout the audit needs from a film's script and aligned blocks.
-pub fn film_layout(play: &Screenplay, blocks: &[Block]) -> FilmLayout {
+/// When `graph`'s states end, for the audit; `source` says where the graph
+/// came from.
+pub fn state_ends(graph: &Graph, source: &str) -> StateEnds {
+    let states = graph
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::MentalState);
+    StateEnds {
+        source: source.to_owned(),
+        states: states.clone().count(),
+        scenes: graph
+            .nodes
+            .iter()
+            .filter_map(|n| n.scene.map(|s| (n.id.clone(), s)))
+            .collect(),
+        ends: states
+            .filter_map(|n| n.until_scene.map(|u| (n.id.clone(), u)))
+            .collect(),
+    }
+}
+
+/// The layout the audit needs from a film's script and aligned blocks, and
+/// the ends its graph knows (`None`: no graph at hand).
+pub fn film_layout(
+    play: &Screenplay,
+    blocks: &[Block],
+    state_ends: Option<StateEnds>,
+) -> FilmLayout {
     let scenes = blocks
         .iter()
         .map(|b| b.scene + 1)
@@ -35,13 +64,19 @@ pub fn film_layout(play: &Screenplay, blocks: &[Block]) -> FilmLayout {
             .iter()
             .map(|b| (b.id, b.start_ms.zip(b.end_ms)))
             .collect(),
+        state_ends,
     }
 }
 
 /// The layout of the film in `folder`: its stored alignment from the store
 /// at `store_path` when current (the store is only read, and not created),
-/// else a fresh offline alignment kept in memory.
-pub fn folder_layout(store_path: &Path, folder: &Path) -> Result<FilmLayout> {
+/// else a fresh offline alignment kept in memory; with the ends of the graph
+/// in `graph_file`, else of the store's latest build of the film, else none.
+pub fn folder_layout(
+    store_path: &Path,
+    folder: &Path,
+    graph_file: Option<&Path>,
+) -> Result<FilmLayout> {
     let film = FilmFolder::open(folder)?;
     let store = if store_path.exists() {
         Some(Store::open(store_path)?)
@@ -49,7 +84,18 @@ pub fn folder_layout(store_path: &Path, folder: &Path) -> Result<FilmLayout> {
         None
     };
     let (play, blocks, _) = film_blocks_read_only(store.as_ref(), &film, None)?;
-    Ok(film_layout(&play, &blocks))
+    let ends = match (graph_file, &store) {
+        (Some(file), _) => Some(state_ends(
+            &read_graph_export(file)?.0,
+            &file.display().to_string(),
+        )),
+        // A store without a build of this film: nothing to measure against.
+        (None, Some(store)) => load_graph(store, &film.slug, None)
+            .ok()
+            .map(|g| state_ends(&g, &format!("the latest build in {}", store_path.display()))),
+        (None, None) => None,
+    };
+    Ok(film_layout(&play, &blocks, ends))
 }
 
 /// Audits one film's trees with the default seed.
@@ -63,11 +109,13 @@ pub fn audit_trees(
 }
 
 /// `trees audit` over tree files: each file's report (its film's layout from
-/// `film`, or `screenplays/<film>` when that folder exists), as text or
-/// JSON, and whether every file passed.
+/// `film`, or `screenplays/<film>` when that folder exists; the graph's ends
+/// from `graph` or the store), as text or JSON, and whether every file
+/// passed.
 pub fn audit_files(
     files: &[PathBuf],
     film: Option<&Path>,
+    graph: Option<&Path>,
     store: &Path,
     text_only: bool,
     thresholds: Thresholds,
@@ -75,6 +123,9 @@ pub fn audit_files(
 ) -> Result<(String, bool)> {
     if film.is_some() && files.len() > 1 {
         bail!("--film names one film: audit one file with it");
+    }
+    if graph.is_some() && files.len() > 1 {
+        bail!("--graph is one film's graph: audit one file with it");
     }
     let mut reports: Vec<(PathBuf, Audit)> = Vec::new();
     let mut text = String::new();
@@ -88,7 +139,7 @@ pub fn audit_files(
                 .filter(|p| p.is_dir()),
         };
         let layout: Option<FilmLayout> = match &folder {
-            Some(f) => Some(folder_layout(store, f)?),
+            Some(f) => Some(folder_layout(store, f, graph)?),
             None => None,
         };
         let audit = audit_trees(&trees, layout.as_ref(), text_only, thresholds);

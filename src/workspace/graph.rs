@@ -148,19 +148,7 @@ pub fn load_graph_with_settings(
     file: Option<&Path>,
 ) -> Result<(Graph, Option<Settings>)> {
     match file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let value: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("{}: not a graph export", path.display()))?;
-            let settings = value
-                .get("settings")
-                .and_then(|s| serde_json::from_value::<Settings>(s.clone()).ok());
-            let mut g: Graph = serde_json::from_value(value)
-                .with_context(|| format!("{}: not a graph export", path.display()))?;
-            g.nodes.sort_by(|x, y| x.id.cmp(&y.id));
-            Ok((g, settings))
-        }
+        Some(path) => read_graph_export(path),
         None => {
             let (build, key) = latest_build(store, slug)?;
             let settings = build_settings(&key);
@@ -170,6 +158,22 @@ pub fn load_graph_with_settings(
             ))
         }
     }
+}
+
+/// A graph export (`graph export`, `graphs/<film>.json`) with the settings
+/// it records, its nodes in id order.
+pub fn read_graph_export(path: &Path) -> Result<(Graph, Option<Settings>)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a graph export", path.display()))?;
+    let settings = value
+        .get("settings")
+        .and_then(|s| serde_json::from_value::<Settings>(s.clone()).ok());
+    let mut g: Graph = serde_json::from_value(value)
+        .with_context(|| format!("{}: not a graph export", path.display()))?;
+    g.nodes.sort_by(|x, y| x.id.cmp(&y.id));
+    Ok((g, settings))
 }
 
 /// The settings of a build from its key (the canonical JSON of [`Settings`]).

@@ -193,7 +193,8 @@ pub fn generate_trees(
     let provenance = provenance(input, writer_maker, opts, &kept);
     let mut jsonl = Vec::new();
     write_tree_file(&mut jsonl, &provenance, &kept)?;
-    let layout = super::audit::film_layout(input.play, &input.alignment.blocks);
+    let ends = super::audit::state_ends(input.graph, "the graph the trees were made from");
+    let layout = super::audit::film_layout(input.play, &input.alignment.blocks, Some(ends));
     let audit =
         super::audit::audit_trees(&kept, Some(&layout), input.text_only, Default::default());
     Ok(TreesGenerated {

@@ -67,9 +67,28 @@ fn an_imported_annotation_is_the_films_graph_and_grows_valid_trees() {
     );
     // Characters read as the story names them, not as cues.
     assert!(first_line.contains("on Mara's mind"), "names title-cased");
-    // And the trees pass the validity audit (shortcut readers at chance).
-    let audit = run(&["trees", "audit", path.to_str().unwrap(), "--film", FILM]);
+    // And the trees pass the validity audit (shortcut readers at chance),
+    // which reads the annotation's ends from the store: no gold rests on a
+    // state the annotation ends before the question's scene.
+    let audit = run(&[
+        "trees",
+        "audit",
+        path.to_str().unwrap(),
+        "--film",
+        FILM,
+        "--store",
+        s,
+    ]);
     assert!(audit.contains("pass"), "{audit}");
+    let ended = audit
+        .lines()
+        .find(|l| l.starts_with("ended states:"))
+        .unwrap_or_else(|| panic!("no ended-states line: {audit}"));
+    assert!(
+        ended.starts_with("ended states: 0 of ")
+            && ended.contains("of 133 states with a known end"),
+        "{ended}"
+    );
 }
 
 /// The annotation with holders written as cues and characters in name order:

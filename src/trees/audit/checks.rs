@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::trees::facts::{content_words, overlap};
-use crate::trees::schema::{Format, Node, QuestionType, Tree};
+use crate::trees::schema::{Format, Node, QuestionKind, QuestionType, Tree};
 
 use super::features::{excerpt_lines, jaccard, quoted_words, LineKind, MIND_VERBS};
 use super::{FilmLayout, Finding};
@@ -487,4 +487,79 @@ pub fn asks(trees: &[Tree]) -> Asks {
     let largest_kind = a.by_kind.values().copied().max().unwrap_or(0);
     a.largest_kind_share = largest_kind as f64 / kinded.max(1) as f64;
     a
+}
+
+/// Golds resting on ended states. A question's first graph element is what
+/// it is about (the moment "When Mara decides …", the event asked after);
+/// the question is set in that element's scene, and its other mental states
+/// (its golds) must still hold there. A question about the change itself
+/// (`tags.kind` `belief_change`: what a character no longer holds) rests on
+/// an ended state by design, so it is counted apart.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Ended {
+    /// Where the graph came from.
+    pub source: String,
+    /// Mental states in the graph, and how many have a known end.
+    pub states: usize,
+    /// States with a known end.
+    pub states_with_end: usize,
+    /// Questions placed in a scene (what they are about has one in the
+    /// graph).
+    pub placed: usize,
+    /// Questions about the change (they rest on an ended state by design).
+    pub about_the_change: usize,
+    /// The other questions that rest on a state ended before their scene.
+    pub on_ended: Vec<Finding>,
+}
+
+impl Ended {
+    /// The share of placed questions, not about the change, whose gold rests
+    /// on an ended state.
+    pub fn share(&self) -> f64 {
+        let asked = self.placed.saturating_sub(self.about_the_change);
+        self.on_ended.len() as f64 / asked.max(1) as f64
+    }
+}
+
+/// Which questions rest on an ended state (`None` without the graph's ends).
+pub fn ended(trees: &[Tree], film: &FilmLayout) -> Option<Ended> {
+    let ends = film.state_ends.as_ref()?;
+    let mut out = Ended {
+        source: ends.source.clone(),
+        states: ends.states,
+        states_with_end: ends.ends.len(),
+        ..Ended::default()
+    };
+    for tree in trees {
+        for node in &tree.nodes {
+            let Some((moment, golds)) = node.derived_from.split_first() else {
+                continue;
+            };
+            let Some(&scene) = ends.scenes.get(moment) else {
+                continue;
+            };
+            out.placed += 1;
+            if node.tags.kind == Some(QuestionKind::BeliefChange) {
+                out.about_the_change += 1;
+                continue;
+            }
+            let ended: Vec<String> = golds
+                .iter()
+                .filter_map(|id| ends.ends.get(id).map(|u| (id, *u)))
+                .filter(|(_, until)| *until < scene)
+                .map(|(id, until)| {
+                    format!(
+                        "{id} ends in scene {}; the question is set in scene {} ({moment})",
+                        until + 1,
+                        scene + 1
+                    )
+                })
+                .collect();
+            if !ended.is_empty() {
+                out.on_ended
+                    .push(Finding::new(tree, node, "ended-state", ended.join("; ")));
+            }
+        }
+    }
+    Some(out)
 }

@@ -28,7 +28,7 @@ use serde::Serialize;
 use crate::util::rng::SplitMix64;
 
 use super::schema::{Format, Node, Tree};
-pub use checks::{node_giveaways, reasks, Asks, Balance, Coverage, Redundancy, Wording};
+pub use checks::{node_giveaways, reasks, Asks, Balance, Coverage, Ended, Redundancy, Wording};
 use readers::{credits, items, readers, Item, Sees};
 
 /// Bootstrap resamples of the readers' intervals.
@@ -44,6 +44,24 @@ pub struct FilmLayout {
     pub block_scene: BTreeMap<usize, usize>,
     /// Film-clock span of each block (`None`: no timed line).
     pub block_time: BTreeMap<usize, Option<(u64, u64)>>,
+    /// When the film's graph says its states end (`None`: no graph was at
+    /// hand, so whether golds rest on ended states is not measured).
+    pub state_ends: Option<StateEnds>,
+}
+
+/// When a film's graph places its states and events: the 0-based scene
+/// each happens or begins in, and the scene each state whose end is known
+/// ends in (`until_scene`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StateEnds {
+    /// Where the graph came from (`the store's latest build`, a file).
+    pub source: String,
+    /// Mental states in the graph.
+    pub states: usize,
+    /// The scene of each state and event that has one.
+    pub scenes: BTreeMap<String, usize>,
+    /// The states with a known end, and the scene each ends in.
+    pub ends: BTreeMap<String, usize>,
 }
 
 impl FilmLayout {
@@ -155,6 +173,9 @@ pub struct Audit {
     pub asks: Asks,
     /// Coverage of the film (`None` without the film's layout).
     pub coverage: Option<Coverage>,
+    /// Golds that rest on a state the graph ends before the question's
+    /// moment (`None` without the film's layout and graph).
+    pub ended: Option<Ended>,
     /// Whether the trees are text-only (then questions outside the film are allowed).
     pub text_only: bool,
     /// The thresholds applied.
@@ -262,6 +283,7 @@ pub fn audit(
         redundancy: checks::redundancy(trees),
         asks: checks::asks(trees),
         coverage: film.map(|f| checks::coverage(trees, f)),
+        ended: film.and_then(|f| checks::ended(trees, f)),
         text_only,
         thresholds,
         failures: Vec::new(),

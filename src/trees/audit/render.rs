@@ -150,6 +150,25 @@ pub(super) fn render(a: &Audit) -> String {
             share(*n)
         );
     }
+    if let Some(e) = a.ended.as_ref().filter(|e| e.states_with_end == 0) {
+        let _ = writeln!(
+            s,
+            "ended states: not measured; the graph ({}) knows no state's end (0 of {} states)",
+            e.source, e.states
+        );
+    } else if let Some(e) = &a.ended {
+        let _ = writeln!(
+            s,
+            "ended states: {} of {} questions ({:.0}%) rest on a state the graph ends before the question's scene; {} ask about the change itself (graph: {}, {} of {} states with a known end)",
+            e.on_ended.len(),
+            e.placed.saturating_sub(e.about_the_change),
+            100.0 * e.share(),
+            e.about_the_change,
+            e.source,
+            e.states_with_end,
+            e.states
+        );
+    }
     let _ = writeln!(s, "give-aways: {}", a.giveaways.len());
     match &a.coverage {
         Some(c) => {
@@ -177,6 +196,7 @@ pub(super) fn render(a: &Audit) -> String {
         .chain(&r.near_duplicates)
         .chain(&r.reasks)
         .chain(a.coverage.iter().flat_map(|c| &c.outside_film))
+        .chain(a.ended.iter().flat_map(|e| &e.on_ended))
         .collect();
     if !findings.is_empty() {
         let _ = writeln!(s, "\nflagged questions");

@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::trees::schema::{
-    Anchor, AnchorKind, AnswerOption, Category, Context, OpenBranches, QuestionType, Tags, Trigger,
+    Anchor, AnchorKind, AnswerOption, Category, Context, OpenBranches, QuestionKind, QuestionType,
+    Tags, Trigger,
 };
 use crate::trees::validate::label_for;
 
@@ -343,6 +344,7 @@ fn layout(scenes: usize, untimed: &[usize]) -> FilmLayout {
                 (b, (!untimed.contains(&b)).then_some((t, t + 60_000)))
             })
             .collect(),
+        state_ends: None,
     }
 }
 
@@ -440,4 +442,71 @@ fn the_audit_counts_what_the_questions_ask() {
     let one = checks::asks(std::slice::from_ref(&t));
     assert_eq!((one.trivia, one.minds_or_causes), (t.nodes.len(), 0));
     assert_eq!(one.largest_share, 1.0);
+}
+
+/// A gold that ended before the scene the question is set in is flagged; a
+/// gold ending in that very scene, a question about the change, and a set
+/// audited without its graph are not.
+#[test]
+fn golds_resting_on_a_state_ended_before_the_questions_scene_are_counted() {
+    let mut trees = clean(3);
+    let ask = |n: &mut Node, moment: &str, gold: &str| {
+        n.derived_from = vec![moment.into(), gold.into()];
+    };
+    // Set in scene 6 (0-based 5) on a belief that ended in scene 3: flagged.
+    ask(
+        &mut trees[0].nodes[0],
+        "mental_state:moment",
+        "mental_state:over",
+    );
+    // Ends in the question's own scene: still held there.
+    ask(
+        &mut trees[1].nodes[0],
+        "mental_state:moment",
+        "mental_state:ends-here",
+    );
+    // What is no longer held: a question about the change.
+    ask(
+        &mut trees[2].nodes[0],
+        "mental_state:moment",
+        "mental_state:over",
+    );
+    trees[2].nodes[0].tags.kind = Some(QuestionKind::BeliefChange);
+    let mut film = layout(10, &[]);
+    film.state_ends = Some(StateEnds {
+        source: "test graph".into(),
+        states: 3,
+        scenes: [
+            ("mental_state:moment".to_owned(), 5),
+            ("mental_state:over".to_owned(), 1),
+            ("mental_state:ends-here".to_owned(), 2),
+        ]
+        .into_iter()
+        .collect(),
+        ends: [
+            ("mental_state:over".to_owned(), 2),
+            ("mental_state:ends-here".to_owned(), 5),
+        ]
+        .into_iter()
+        .collect(),
+    });
+    let a = audit(&trees, Some(&film), false, Thresholds::default(), 7);
+    let e = a.ended.as_ref().expect("measured with the graph's ends");
+    assert_eq!(e.placed, 3);
+    assert_eq!(e.about_the_change, 1);
+    assert_eq!(e.on_ended.len(), 1, "{:?}", e.on_ended);
+    assert_eq!(e.on_ended[0].at, format!("{}/n1", trees[0].id));
+    assert!((e.share() - 0.5).abs() < 1e-9);
+    assert!(a
+        .render()
+        .contains("1 of 2 questions (50%) rest on a state"));
+    // Without the graph it is not measured.
+    let a = audit(
+        &trees,
+        Some(&layout(10, &[])),
+        false,
+        Thresholds::default(),
+        7,
+    );
+    assert!(a.ended.is_none());
 }
