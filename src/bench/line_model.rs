@@ -84,7 +84,8 @@ pub fn layout_examples(training: &Training) -> Vec<Example> {
 /// The model's tags of every line of `text`.
 fn model_tags(text: &str, model: &Model) -> Vec<Option<Tag>> {
     let reading = read_with(text, Some(model));
-    tags_of(&reading.elements, &reading.noise, text.split('\n').count())
+    let tags = tags_of(&reading.elements, &reading.noise, text.split('\n').count());
+    super::real::blank_lines_as_furniture(tags, text)
 }
 
 /// Fits on every tagged script of `dir` and the rendered layouts.
@@ -222,7 +223,7 @@ fn held_out_layouts(roots: &[PathBuf], model: &Model) -> anyhow::Result<Confusio
 /// The rules reader's tags (no line model), to compare against.
 fn reader_classes_rules(text: &str, n: usize) -> Vec<Option<Tag>> {
     let reading = read_with(text, None);
-    tags_of(&reading.elements, &reading.noise, n)
+    super::real::blank_lines_as_furniture(tags_of(&reading.elements, &reading.noise, n), text)
 }
 
 fn accuracy(m: &Confusion) -> f64 {

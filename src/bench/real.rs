@@ -117,11 +117,25 @@ pub fn read_tagged(dir: &Path) -> anyhow::Result<Vec<TaggedScript>> {
     Ok(scripts)
 }
 
-/// Per-line classes the plain-text reader gives `text` (its first `n` lines).
+/// Per-line classes the plain-text reader gives `text` (its first `n`
+/// lines). A blank line is never a story line, even inside an element the
+/// reader joined across a page break: it reads as furniture (`O`).
 pub fn reader_classes(text: &str, n: usize) -> anyhow::Result<Vec<Option<Tag>>> {
     let parsed = screenplay::parse_text(text, Some(Format::Text), None)
         .context("the plain-text reader refused the script")?;
-    Ok(line_tags(&parsed, n))
+    Ok(blank_lines_as_furniture(line_tags(&parsed, n), text))
+}
+
+/// `classes` with every blank line of `text` set to furniture (`None`): an
+/// element joined across a page break spans the break's blank lines, but
+/// they are no story line.
+pub fn blank_lines_as_furniture(mut classes: Vec<Option<Tag>>, text: &str) -> Vec<Option<Tag>> {
+    for (class, line) in classes.iter_mut().zip(text.split('\n')) {
+        if line.trim().is_empty() {
+            *class = None;
+        }
+    }
+    classes
 }
 
 /// A 7 × 7 confusion matrix, gold rows by predicted columns, in [`CLASSES`] order.

@@ -379,3 +379,107 @@ fn a_script_that_opens_with_a_page_of_speeches_has_no_title_page() {
     assert_eq!(counts.get("character"), Some(&9), "{counts:?}");
     assert_eq!(play.elements[0].kind, ElementKind::Character);
 }
+
+/// Pages with no form feed, each `page(k)` lines of story: speeches and
+/// action, laid out at the usual columns, the last line a speech's.
+fn page_of_story(k: usize) -> Vec<(usize, String)> {
+    let mut lines = Vec::new();
+    for s in 0..3 {
+        lines.extend([
+            (
+                10,
+                format!("Rain on the tin roof, page {k}, beat {s}. Nell counts the jars."),
+            ),
+            (
+                10,
+                "She stacks them by the door without a sound.".to_owned(),
+            ),
+            (0, String::new()),
+            (35, "NELL".to_owned()),
+            (22, "We leave before the river rises.".to_owned()),
+            (22, "Not one jar stays behind.".to_owned()),
+            (0, String::new()),
+            (35, "OSWIN".to_owned()),
+            (22, "Then we carry them ourselves.".to_owned()),
+        ]);
+        if s < 2 {
+            lines.push((0, String::new()));
+        }
+    }
+    lines
+}
+
+fn script_of(pages: Vec<Vec<(usize, String)>>) -> Screenplay {
+    let mut text = String::from("                         FADE IN:\n\nEXT. ORCHARD - DAY\n\n");
+    for page in pages {
+        for (indent, line) in page {
+            if line.is_empty() {
+                text.push('\n');
+            } else {
+                text.push_str(&format!("{}{line}\n", " ".repeat(indent)));
+            }
+        }
+    }
+    screenplay::parse_text(&text, Some(Format::Text), None).unwrap()
+}
+
+/// No story element holds a line that is only a page's furniture.
+fn story_has_none_of(play: &Screenplay, what: &dyn Fn(&str) -> bool) {
+    for e in &play.elements {
+        for line in e.text.lines() {
+            assert!(
+                !what(line.trim()),
+                "{:?} holds furniture: {:?}",
+                e.kind,
+                e.text
+            );
+        }
+    }
+}
+
+/// Real scripts without form feeds set the page number right under a page's
+/// last line, with no blank between (`...for all this.` / `78.`): numbers
+/// that count up a page apart are page numbers, glued or not.
+#[test]
+fn page_numbers_glued_under_a_pages_last_line_are_not_story() {
+    let pages: Vec<Vec<(usize, String)>> = (2..8)
+        .map(|k| {
+            let mut page = page_of_story(k);
+            page.push((11, format!("{k}.")));
+            page.push((0, String::new()));
+            page
+        })
+        .collect();
+    let play = script_of(pages);
+    story_has_none_of(&play, &|l| {
+        l.trim_end_matches('.').chars().all(|c| c.is_ascii_digit())
+    });
+    let numbers = play
+        .noise
+        .iter()
+        .filter(|n| n.kind == screenplay::NoiseKind::PageNumber)
+        .count();
+    assert!(numbers >= 4, "{:?}", play.noise);
+}
+
+/// A running header that carries the page number (`THE ORCHARD LINE   12.`),
+/// in a script with no form feeds and no draft or date in the header: the
+/// rising page number says what it is.
+#[test]
+fn a_running_header_numbering_its_pages_is_not_story_without_form_feeds() {
+    let pages: Vec<Vec<(usize, String)>> = (2..8)
+        .map(|k| {
+            let gap = " ".repeat(40 + k % 3);
+            let mut page = vec![
+                (10, format!("THE ORCHARD LINE{gap}{k}.")),
+                (0, String::new()),
+            ];
+            page.extend(page_of_story(k));
+            page.push((0, String::new()));
+            page
+        })
+        .collect();
+    let play = script_of(pages);
+    story_has_none_of(&play, &|l| l.contains("ORCHARD LINE"));
+    assert_eq!(texts(&play, ElementKind::Character).len(), 36);
+}

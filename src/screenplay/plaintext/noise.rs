@@ -139,6 +139,10 @@ fn mark_numbers_in_sequence(lines: &mut [Line<'_>], noise: &mut Vec<Noise>) {
 }
 
 /// True when line `i` has nothing story-like beside it on that side.
+/// The fewest lines between two page numbers: a page of a screenplay holds
+/// about 55, so consecutive numbers closer than this are not pages.
+const MIN_PAGE_LINES: usize = 20;
+
 fn open_before(lines: &[Line<'_>], i: usize) -> bool {
     lines[i].page_start || i == 0 || !lines[i - 1].is_content()
 }
@@ -179,6 +183,40 @@ fn mark_page_numbers(lines: &mut [Line<'_>], noise: &mut Vec<Noise>) {
             }
         }
     }
+    // Bare numbers anywhere, glued to the page's last line or not: a number
+    // set against the page's text is a page number only when both its
+    // neighbours in the count stand a page away, one before, one after.
+    let mut anywhere: HashMap<u32, (usize, usize)> = HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.is_content() && line.number.is_none() {
+            if let Some(v) = bare_value(&line.text) {
+                anywhere
+                    .entry(v)
+                    .and_modify(|(_, last)| *last = i)
+                    .or_insert((i, i));
+            }
+        }
+    }
+    // (A number is a page's when it stands in a run of three counting up,
+    // each a page from the next: `v-1 … v … v+1`, or the run's first or
+    // last two.)
+    let counted_by_pages = |i: usize, v: u32| {
+        let earlier = |v: Option<u32>, than: usize| {
+            v.and_then(|v| anywhere.get(&v))
+                .is_some_and(|(first, _)| first + MIN_PAGE_LINES <= than)
+        };
+        let later = |v: u32, than: usize| {
+            anywhere
+                .get(&v)
+                .is_some_and(|(_, last)| *last >= than + MIN_PAGE_LINES)
+        };
+        let at = |v: u32| anywhere.get(&v).map(|(first, _)| *first);
+        let before = earlier(v.checked_sub(1), i);
+        let after = later(v + 1, i);
+        let two_before = before && at(v - 1).is_some_and(|j| earlier(v.checked_sub(2), j));
+        let two_after = after && at(v + 1).is_some_and(|j| later(v + 2, j));
+        (before && after) || two_before || two_after
+    };
     let in_sequence = |i: usize, v: u32| {
         let before = v
             .checked_sub(1)
@@ -207,6 +245,7 @@ fn mark_page_numbers(lines: &mut [Line<'_>], noise: &mut Vec<Noise>) {
                     || (isolated && (line.indent >= 20 || edge))
                     || (edge && line.indent >= 40)
                     || (isolated && bare_value(&line.text).is_some_and(|v| in_sequence(i, v)))
+                    || bare_value(&line.text).is_some_and(|v| counted_by_pages(i, v))
             }
         };
         if ok {
@@ -312,7 +351,7 @@ fn mark_running_lines(
                 .any(|w| l.contains(w));
             let masked = mask_digits(text);
             let date = masked.contains("#/#/#") || masked.contains("#.#.#");
-            digit && (word || date)
+            digit && (word || date || numbers_pages(lines, &idxs))
         };
         if accept {
             found.push((idxs[0], idxs));
@@ -371,6 +410,27 @@ fn mark_running_lines(
             }
         }
     }
+}
+
+/// Whether the lines end in a number that counts up page by page (`TITLE
+/// 12.`, then `TITLE 13.` a page later): a header carrying its page number.
+/// Every line must end in one, the numbers must rise, and most steps be one.
+fn numbers_pages(lines: &[Line<'_>], idxs: &[usize]) -> bool {
+    let values: Option<Vec<u32>> = idxs
+        .iter()
+        .map(|&i| {
+            let (_, last) = lines[i].text.trim_end().rsplit_once(' ')?;
+            page_number_shape(last)?;
+            bare_value(last)
+        })
+        .collect();
+    let Some(values) = values else {
+        return false;
+    };
+    let rising = values.windows(2).all(|w| w[0] < w[1]);
+    let ones = values.windows(2).filter(|w| w[1] == w[0] + 1).count();
+    let spaced = idxs.windows(2).all(|w| w[1] >= w[0] + MIN_PAGE_LINES);
+    rising && spaced && ones * 3 >= (values.len() - 1) * 2
 }
 
 /// A masked header line without the page number at its end (`... #.`), if it has one.
