@@ -483,3 +483,36 @@ fn a_running_header_numbering_its_pages_is_not_story_without_form_feeds() {
     story_has_none_of(&play, &|l| l.contains("ORCHARD LINE"));
     assert_eq!(texts(&play, ElementKind::Character).len(), 36);
 }
+
+/// Headings real scripts number in ways the reader read as action: a
+/// sub-numbered scene (`3.71 INT. CELLAR  NIGHT`) and a numbered heading
+/// that names the place before INT./EXT. (`65. THE BOATHOUSE. INT. NIGHT.`).
+#[test]
+fn numbered_headings_with_sub_numbers_or_int_after_the_place_are_headings() {
+    let mut lines = vec![Some((0, "3.71 INT. CELLAR  NIGHT")), Some((0, ""))];
+    lines.extend(three_speeches());
+    lines.extend([
+        Some((10, "65. THE BOATHOUSE. INT. NIGHT. 1994")),
+        Some((0, "")),
+    ]);
+    lines.extend(three_speeches());
+    lines.extend([Some((10, "66. THE YARD. EXT AND INT. DAY")), Some((0, ""))]);
+    lines.extend(three_speeches());
+    let play = read(&lines);
+    assert_eq!(
+        texts(&play, ElementKind::SceneHeading),
+        [
+            "INT. CELLAR NIGHT",
+            "THE BOATHOUSE. INT. NIGHT. 1994",
+            "THE YARD. EXT AND INT. DAY"
+        ],
+        "{:?}",
+        play.elements
+    );
+    let numbers: Vec<Option<&str>> = play
+        .of_kind(ElementKind::SceneHeading)
+        .map(|e| e.scene_number.as_deref())
+        .collect();
+    assert_eq!(numbers, [Some("3.71"), Some("65"), Some("66")]);
+    assert_eq!(texts(&play, ElementKind::Character).len(), 9);
+}

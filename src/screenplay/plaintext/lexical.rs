@@ -241,6 +241,36 @@ pub fn scene_number_token(s: &str) -> bool {
         && b.len() - 1 - last <= 3
 }
 
+/// An upper-case line that says INT. or EXT. after its place rather than
+/// before it (`THE BOATHOUSE. INT. NIGHT. 1994`, `THE YARD. EXT AND INT.
+/// DAY`): with a scene number before it, a heading.
+pub fn interior_in_out(s: &str) -> bool {
+    if !is_upper_outside_parens(s) {
+        return false;
+    }
+    let words: Vec<&str> = s.split_whitespace().collect();
+    words.iter().enumerate().skip(1).any(|(k, w)| {
+        let w = w.trim_end_matches([',', ';']);
+        matches!(w, "INT." | "EXT." | "INT./EXT." | "EXT./INT." | "I/E.")
+            || (matches!(w, "INT" | "EXT") && words.get(k + 1) == Some(&"AND"))
+    })
+}
+
+/// A scene number with a sub-number (`3.71`, `12.4A`): two digit groups
+/// joined by one dot.
+fn dotted_scene_number(s: &str) -> bool {
+    let s = s.strip_suffix('.').unwrap_or(s);
+    match s.split_once('.') {
+        Some((major, minor)) => {
+            (1..=3).contains(&major.len())
+                && major.bytes().all(|b| b.is_ascii_digit())
+                && minor.bytes().next().is_some_and(|b| b.is_ascii_digit())
+                && scene_number_token(minor)
+        }
+        None => false,
+    }
+}
+
 /// Margin scene numbers split off a line: the number, and the rest's column
 /// and text. `left`/`right` say which margins held one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,7 +316,11 @@ pub fn split_margin_numbers(indent: usize, text: &str) -> Option<MarginNumbers> 
         let after = &text[sp..];
         let gap = after.len() - after.trim_start().len();
         let rest = after.trim_start();
-        if scene_number_token(tok) && !rest.is_empty() && (gap >= 2 || opens_heading(rest)) {
+        let numbered =
+            scene_number_token(tok) && (gap >= 2 || opens_heading(rest) || interior_in_out(rest));
+        // A sub-numbered scene (`3.71 INT. HALL  NIGHT`) only before a heading.
+        let sub_numbered = dotted_scene_number(tok) && opens_heading(rest);
+        if (numbered || sub_numbered) && !rest.is_empty() {
             number = Some(tok.trim_end_matches('.').to_string());
             rest_start = sp + gap;
             left = true;
@@ -592,6 +626,22 @@ mod tests {
         let m = split_margin_numbers(0, "12   INT. A   13").unwrap();
         assert_eq!((m.number.as_str(), m.rest.as_str()), ("12", "INT. A   13"));
         assert!(split_margin_numbers(0, "INT. KITCHEN").is_none());
+        // A sub-numbered scene, only before a heading.
+        let m = split_margin_numbers(0, "3.71 INT. CELLAR  NIGHT").unwrap();
+        assert_eq!(
+            (m.number.as_str(), m.rest.as_str()),
+            ("3.71", "INT. CELLAR  NIGHT")
+        );
+        assert!(split_margin_numbers(0, "3.50  was all it cost").is_none());
+        // INT./EXT. after the place, in upper case, after a scene number.
+        let m = split_margin_numbers(10, "65. THE BOATHOUSE. INT. NIGHT. 1994").unwrap();
+        assert_eq!(
+            (m.number.as_str(), m.rest.as_str()),
+            ("65", "THE BOATHOUSE. INT. NIGHT. 1994")
+        );
+        assert!(split_margin_numbers(10, "65. THE YARD. EXT AND INT. DAY").is_some());
+        assert!(split_margin_numbers(10, "65. Then they go INT. the hall").is_none());
+        assert!(split_margin_numbers(10, "65. THE BOATHOUSE AT NIGHT").is_none());
     }
 
     #[test]

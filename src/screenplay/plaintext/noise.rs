@@ -11,8 +11,8 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::lexical::{
-    continued_like, is_upper, mask_digits, mask_key, more_like, opens_heading, page_number_shape,
-    split_margin_numbers, squeeze, transition_like, PageShape,
+    continued_like, interior_in_out, is_upper, mask_digits, mask_key, more_like, opens_heading,
+    page_number_shape, split_margin_numbers, squeeze, transition_like, PageShape,
 };
 use super::Line;
 use crate::screenplay::element::{Diagnostic, Noise, NoiseKind};
@@ -65,7 +65,7 @@ pub(super) fn mark(
                 && m.right
                 && m.rest.chars().any(char::is_alphabetic)
                 && (is_upper(&m.rest) || m.rest.chars().count() <= 60);
-            let heading = opens_heading(&m.rest) || both;
+            let heading = opens_heading(&m.rest) || both || (m.left && interior_in_out(&m.rest));
             if heading {
                 noise.push(Noise {
                     line: line.no,
