@@ -90,9 +90,21 @@ pub fn folder_layout(
             &file.display().to_string(),
         )),
         // A store without a build of this film: nothing to measure against.
-        (None, Some(store)) => load_graph(store, &film.slug, None)
-            .ok()
-            .map(|g| state_ends(&g, &format!("the latest build in {}", store_path.display()))),
+        (None, Some(store)) => {
+            let built = match store.film_id(&film.slug)? {
+                Some(id) => store.graph_latest_build(id)?.is_some(),
+                None => false,
+            };
+            if built {
+                let graph = load_graph(store, &film.slug, None)?;
+                Some(state_ends(
+                    &graph,
+                    &format!("the latest build in {}", store_path.display()),
+                ))
+            } else {
+                None
+            }
+        }
         (None, None) => None,
     };
     Ok(film_layout(&play, &blocks, ends))
