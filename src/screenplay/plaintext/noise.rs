@@ -138,11 +138,11 @@ fn mark_numbers_in_sequence(lines: &mut [Line<'_>], noise: &mut Vec<Noise>) {
     }
 }
 
-/// True when line `i` has nothing story-like beside it on that side.
 /// The fewest lines between two page numbers: a page of a screenplay holds
 /// about 55, so consecutive numbers closer than this are not pages.
 const MIN_PAGE_LINES: usize = 20;
 
+/// True when line `i` has nothing story-like beside it on that side.
 fn open_before(lines: &[Line<'_>], i: usize) -> bool {
     lines[i].page_start || i == 0 || !lines[i - 1].is_content()
 }
@@ -184,8 +184,8 @@ fn mark_page_numbers(lines: &mut [Line<'_>], noise: &mut Vec<Noise>) {
         }
     }
     // Bare numbers anywhere, glued to the page's last line or not: a number
-    // set against the page's text is a page number only when both its
-    // neighbours in the count stand a page away, one before, one after.
+    // set against the page's text is a page number only in a run of counting
+    // numbers a page apart (below).
     let mut anywhere: HashMap<u32, (usize, usize)> = HashMap::new();
     for (i, line) in lines.iter().enumerate() {
         if line.is_content() && line.number.is_none() {
