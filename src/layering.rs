@@ -48,7 +48,7 @@ const TOP: &[&str] = &["signin", "walk", "verify", "args", "bench", "cli"];
 const CRATES: &[(&str, &[&str])] = &[
     ("rusqlite", &["store"]),
     ("reqwest", &["llm"]),
-    ("candle_core", &["llm", "embed"]),
+    ("candle_core", &["llm", "embed", "media"]),
     ("candle_nn", &["llm", "embed"]),
     ("candle_transformers", &["llm", "embed"]),
     ("tokenizers", &["llm", "embed"]),

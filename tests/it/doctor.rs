@@ -187,8 +187,20 @@ fn ffmpeg_is_reported_found_or_missing_with_its_fix() {
         let (_, text) = doctor(dir, &[], None);
         assert!(text.contains("ok    video: ffmpeg version "), "{text}");
         assert!(
-            text.contains("shot detectors: adaptive, content, robust (default robust)"),
+            text.contains("shot detectors: adaptive, content, robust, transnet (default robust)"),
             "{text}"
         );
     }
+    // No weights under this HOME: said, with the fix, and robust is the default.
+    let (_, text) = doctor(dir, &[], None);
+    assert!(
+        text.contains("warn  video: TransNetV2: ")
+            && text.contains("weights are not installed")
+            && text.contains("shots fall back to the robust detector"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fix: scripts/setup-models --only transnetv2"),
+        "{text}"
+    );
 }

@@ -7,6 +7,20 @@ use std::path::Path;
 use crate::common::video::{ffmpeg, have_ffmpeg, srt, three_shots};
 use crate::common::{moviegraph_in, said};
 
+/// Whether TransNetV2's weights are installed where moviegraph looks (a
+/// printed reason when not: its cases are skipped).
+fn transnet_installed() -> bool {
+    let dir = moviegraph::workspace::shots::transnet_dir();
+    let there = dir
+        .as_deref()
+        .and_then(moviegraph::media::video::transnet::weights_in)
+        .is_some();
+    if !there {
+        eprintln!("transnet cases skipped: no TransNetV2 weights (scripts/setup-models --only transnetv2)");
+    }
+    there
+}
+
 fn shots(dir: &Path, args: &[&str]) -> (bool, String) {
     let mut all = vec!["shots"];
     all.extend_from_slice(args);
@@ -30,7 +44,12 @@ fn cuts_become_movienets_layout_which_the_aligner_reads() {
         "0 5 0 2 5\n",
     )
     .unwrap();
-    for detector in ["adaptive", "content", "robust"] {
+    let mut detectors = vec!["adaptive", "content", "robust"];
+    if transnet_installed() {
+        detectors.push("transnet");
+    }
+    let last = *detectors.last().unwrap();
+    for detector in detectors {
         let (ok, text) = shots(
             ws.path(),
             &[
@@ -96,7 +115,7 @@ fn cuts_become_movienets_layout_which_the_aligner_reads() {
         &[
             "cuts/film.mp4",
             "--detector",
-            "robust",
+            last,
             "--keyframe-width",
             "160",
         ],

@@ -23,6 +23,28 @@ pub struct DecodeSettings {
     /// (duplicating or dropping where a variable-rate stream needs it);
     /// `None` passes frames through as decoded.
     pub constant_rate: Option<FrameRate>,
+    /// How frames are scaled down.
+    pub scaler: Scaler,
+}
+
+/// ffmpeg's scaling algorithm for the frames handed to a detector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scaler {
+    /// Pixel-area averaging (`flags=area`), close to OpenCV's downscaling,
+    /// for the HSV detectors.
+    Area,
+    /// ffmpeg's default (`bicubic`), which `ffmpeg -s 48x27` uses: the
+    /// frames TransNetV2's reference implementation sees.
+    Bicubic,
+}
+
+impl Scaler {
+    fn flags(self) -> &'static str {
+        match self {
+            Scaler::Area => "area",
+            Scaler::Bicubic => "bicubic",
+        }
+    }
 }
 
 impl DecodeSettings {
@@ -36,6 +58,19 @@ impl DecodeSettings {
             width,
             height,
             constant_rate: Some(info.rate),
+            scaler: Scaler::Area,
+        }
+    }
+
+    /// Frames squeezed to exactly `width`×`height` (aspect not kept) with
+    /// ffmpeg's default scaler, on the clock of the video's rate: what
+    /// TransNetV2 reads (48×27).
+    pub fn squeezed(info: &VideoInfo, width: u32, height: u32) -> DecodeSettings {
+        DecodeSettings {
+            width,
+            height,
+            constant_rate: Some(info.rate),
+            scaler: Scaler::Bicubic,
         }
     }
 
@@ -75,8 +110,10 @@ impl FrameReader {
     pub fn open(info: &VideoInfo, settings: DecodeSettings) -> Result<FrameReader, VideoError> {
         let mut filters: Vec<String> = rate_filter(settings.constant_rate).into_iter().collect();
         filters.push(format!(
-            "scale={}:{}:flags=area",
-            settings.width, settings.height
+            "scale={}:{}:flags={}",
+            settings.width,
+            settings.height,
+            settings.scaler.flags()
         ));
         let mut child = Command::new(ffmpeg_program())
             .args(["-nostdin", "-hide_banner", "-loglevel", "error", "-i"])

@@ -147,7 +147,7 @@ pub struct Pipeline {
 #[derive(Debug, Clone, PartialEq)]
 pub struct VideoSettings {
     /// The shot detector.
-    pub detector: crate::media::video::Detector,
+    pub detector: crate::media::video::ShotDetector,
     /// The subtitle track's language (`None`: the first English, else the first).
     pub subtitle_lang: Option<String>,
 }
