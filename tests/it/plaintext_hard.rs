@@ -2,7 +2,8 @@
 //! script per case: pages that drift, transitions in any case, speeches cut
 //! by page breaks, blank lines between cue and speech, upper-case action,
 //! headings with no INT./EXT. or in lower case, scene numbers glued to
-//! headings, and scripts that open with speeches.
+//! headings, scripts that open with speeches, page furniture, and
+//! parentheticals between the columns.
 
 use std::collections::BTreeMap;
 
@@ -515,4 +516,40 @@ fn numbered_headings_with_sub_numbers_or_int_after_the_place_are_headings() {
         .collect();
     assert_eq!(numbers, [Some("3.71"), Some("65"), Some("66")]);
     assert_eq!(texts(&play, ElementKind::Character).len(), 9);
+}
+
+/// Parentheticals where real scripts put them: between the cue's and the
+/// speech's columns, wrapped over two lines, and in the middle of a speech.
+/// None is read as action or as words spoken.
+#[test]
+fn parentheticals_between_the_columns_wrapped_or_mid_speech_are_parentheticals() {
+    let mut lines = three_speeches();
+    lines.extend([
+        Some((35, "GUS")),
+        Some((28, "(not looking up,")),
+        Some((29, "still counting)")),
+        Some((22, "Forty. Forty-one.")),
+        Some((28, "(beat)")),
+        Some((22, "You were saying?")),
+        Some((0, "")),
+        Some((10, "Mara waits him out.")),
+        Some((0, "")),
+        Some((35, "MARA")),
+        Some((29, "(quietly)")),
+        Some((22, "I was saying it's gone.")),
+        Some((0, "")),
+    ]);
+    lines.extend(three_speeches());
+    let play = read(&lines);
+    assert_eq!(
+        texts(&play, ElementKind::Parenthetical),
+        ["(not looking up, still counting)", "(beat)", "(quietly)"],
+        "{:?}",
+        play.elements
+    );
+    let spoken = texts(&play, ElementKind::Dialogue);
+    assert!(spoken.contains(&"Forty. Forty-one."), "{spoken:?}");
+    assert!(spoken.contains(&"You were saying?"), "{spoken:?}");
+    assert!(spoken.iter().all(|d| !d.contains('(')), "{spoken:?}");
+    assert!(texts(&play, ElementKind::Action).contains(&"Mara waits him out."));
 }
