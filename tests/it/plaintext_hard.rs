@@ -518,6 +518,41 @@ fn numbered_headings_with_sub_numbers_or_int_after_the_place_are_headings() {
     assert_eq!(texts(&play, ElementKind::Character).len(), 9);
 }
 
+/// Scripts whose action is indented to the dialogue's column while their
+/// headings stay at the margin (only the cue above a speech tells action and
+/// speech apart): a paragraph there with no cue before it is action, not
+/// sung words.
+#[test]
+fn action_at_the_dialogue_column_is_action_not_a_lyric() {
+    let mut lines = Vec::new();
+    for _ in 0..4 {
+        lines.extend([Some((0, "INT. BOATYARD - NIGHT")), Some((0, ""))]);
+        lines.extend([
+            Some((15, "Rain on the tin roof. Mara pulls the tarp off the hull")),
+            Some((15, "and runs her hand along the new planks.")),
+            Some((0, "")),
+            Some((30, "MARA")),
+            Some((15, "Nobody touches this boat until I say.")),
+            Some((0, "")),
+            Some((15, "She locks the shed behind her.")),
+            Some((0, "")),
+        ]);
+    }
+    let play = read(&lines);
+    assert!(
+        texts(&play, ElementKind::Lyric).is_empty(),
+        "{:?}",
+        play.elements
+    );
+    assert_eq!(texts(&play, ElementKind::Dialogue).len(), 4);
+    let action = texts(&play, ElementKind::Action);
+    assert_eq!(action.len(), 8, "{action:?}");
+    assert_eq!(
+        action[0].replace('\n', " "),
+        "Rain on the tin roof. Mara pulls the tarp off the hull and runs her hand along the new planks."
+    );
+}
+
 /// Parentheticals where real scripts put them: between the cue's and the
 /// speech's columns, wrapped over two lines, and in the middle of a speech.
 /// None is read as action or as words spoken.

@@ -252,10 +252,27 @@ impl Layout {
         // nothing does.
         let speeches_indented = cue.total >= 3
             && matches!((cue.mode(), dialogue.mode()), (Some(c), Some(d)) if c >= d + 4);
-        if let Some(d) = dialogue
-            .mode()
-            .filter(|d| speeches_indented && d.abs_diff(action_col) <= 2 && *d >= 4)
-        {
+        // Unless the scenes say otherwise: in a script that indents its
+        // action to the dialogue column and keeps its headings at the
+        // margin, the paragraph that opens a scene (after its heading, not
+        // a speech) stands at the dialogue column.
+        let opens_at = |d: usize| {
+            let (mut at, mut left_of) = (0usize, 0usize);
+            for (k, item) in items.iter().enumerate().take(items.len().saturating_sub(1)) {
+                let next = k + 1;
+                if item.shape.heading && line(k).indent + 4 <= d && !in_speech[next] {
+                    if line(next).indent.abs_diff(d) <= 1 {
+                        at += 1;
+                    } else if line(next).indent + 4 <= d {
+                        left_of += 1;
+                    }
+                }
+            }
+            at >= 2 && at > 2 * left_of
+        };
+        if let Some(d) = dialogue.mode().filter(|d| {
+            speeches_indented && d.abs_diff(action_col) <= 2 && *d >= 4 && !opens_at(*d)
+        }) {
             let mut left = Hist::default();
             for k in 0..items.len() {
                 if line(k).indent + 4 <= d {
