@@ -89,17 +89,31 @@ fn reference(python: &Path, video: &Path, detector: &str) -> anyhow::Result<Foun
     }
 }
 
-fn transnet_pytorch(python: &Path, video: &Path) -> anyhow::Result<Found> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench_transnet.py");
+/// Runs `scripts/NAME VIDEO ARGS…` with the bench venv's Python and reads
+/// the one JSON object it prints.
+fn bench_script(
+    python: &Path,
+    name: &str,
+    video: &Path,
+    args: &[&str],
+) -> anyhow::Result<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(name);
     let out = Command::new(python)
         .arg(&script)
         .arg(video)
+        .args(args)
         .output()
         .with_context(|| format!("running {}", python.display()))?;
     if !out.status.success() {
         anyhow::bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+fn transnet_pytorch(python: &Path, video: &Path) -> anyhow::Result<Found> {
+    let v = bench_script(python, "bench_transnet.py", video, &[])?;
     let numbers = |key: &str| -> Vec<f64> {
         v[key]
             .as_array()
@@ -129,17 +143,7 @@ fn last_line(text: &str) -> String {
 }
 
 fn pyscenedetect(python: &Path, video: &Path, detector: &str) -> anyhow::Result<Found> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench_pyscenedetect.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .arg(video)
-        .arg(detector)
-        .output()
-        .with_context(|| format!("running {}", python.display()))?;
-    if !out.status.success() {
-        anyhow::bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
-    }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let v = bench_script(python, "bench_pyscenedetect.py", video, &[detector])?;
     Ok(Found {
         cuts: v["cuts"]
             .as_array()
