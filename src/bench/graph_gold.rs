@@ -28,6 +28,9 @@ struct Totals {
     ends_gold: usize,
     ends_recalled: usize,
     ends_right: usize,
+    false_gold: usize,
+    false_recalled: usize,
+    false_right: usize,
 }
 
 fn add(a: &mut Prf, b: &Prf) {
@@ -55,6 +58,9 @@ impl Totals {
         self.ends_gold += s.ends.gold;
         self.ends_recalled += s.ends.recalled;
         self.ends_right += s.ends.right_end;
+        self.false_gold += s.false_beliefs.gold;
+        self.false_recalled += s.false_beliefs.recalled;
+        self.false_right += s.false_beliefs.right_end;
     }
 
     fn error(&self, k: ErrorKind) -> usize {
@@ -70,7 +76,7 @@ impl Totals {
             holder as f64 / s.graph as f64
         };
         format!(
-            "  {name:<24} {:>3}/{:<3} {:>5.2}   {:>3}/{:<3} {:>5.2}   {:>2}/{:<3} {:>5.2}   {:>3}   {:>3} {:>5.1}%   {:>2}/{:<3}   {:>2}/{:<2}",
+            "  {name:<24} {:>3}/{:<3} {:>5.2}   {:>3}/{:<3} {:>5.2}   {:>2}/{:<3} {:>5.2}   {:>3}   {:>3} {:>5.1}%   {:>2}/{:<3}   {:>2}/{:<3}   {:>2}/{:<2}",
             s.matched_graph,
             s.graph,
             s.precision(),
@@ -85,6 +91,8 @@ impl Totals {
             100.0 * holder_share,
             self.ends_right,
             self.ends_gold,
+            self.false_right,
+            self.false_gold,
             self.causal.matched_graph,
             self.causal.graph,
         )
@@ -100,11 +108,12 @@ impl Totals {
             "causal": self.causal,
             "errors": self.errors.iter().map(|(k, n)| (format!("{k:?}").to_lowercase(), n)).collect::<BTreeMap<_, _>>(),
             "ends": {"gold": self.ends_gold, "recalled": self.ends_recalled, "right_end": self.ends_right},
+            "false_beliefs": {"gold": self.false_gold, "recalled": self.false_recalled, "marked_false": self.false_right},
         })
     }
 }
 
-const HEADER: &str = "  film                      states prec.   explicit rec.   implicit rec.  pol. holder (%)   ends right/gold   causal";
+const HEADER: &str = "  film                      states prec.   explicit rec.   implicit rec.  pol. holder (%)   ends right/gold  false bel.  causal";
 
 /// A table of per-film rows and the pooled row.
 fn table(out: &mut String, rows: &[(String, GraphScore)]) -> Totals {
@@ -121,14 +130,32 @@ fn table(out: &mut String, rows: &[(String, GraphScore)]) -> Totals {
     pooled
 }
 
-fn measure_row(out: &mut String, family: &str, m: &Measure, on: bool) {
+/// One family's row: pooled right/kept, precision, gate, and right/kept in
+/// each film (`-` where the film has none of it), so that a family one film
+/// carries alone shows as such.
+fn measure_row(
+    out: &mut String,
+    family: &str,
+    m: &Measure,
+    on: bool,
+    per_film: &[Option<Measure>],
+) {
+    let films: Vec<String> = per_film
+        .iter()
+        .map(|f| {
+            f.map_or("  -  ".to_owned(), |f| {
+                format!("{:>2}/{:<2}", f.right, f.kept)
+            })
+        })
+        .collect();
     let _ = writeln!(
         out,
-        "  {:>3}/{:<3} {:>5.2}  {:<3}  {family}",
+        "  {:>3}/{:<3} {:>5.2}  {:<3}  {}  {family}",
         m.right,
         m.kept,
         m.precision(),
         if on { "on" } else { "off" },
+        films.join(" "),
     );
 }
 
@@ -148,6 +175,59 @@ fn miss_lines(film: &MeasuredFilm, score: &GraphScore) -> Vec<String> {
                 .as_deref()
                 .map_or(String::new(), |g| format!(" (gold {g})"));
             format!("  {}: {kind}{near} [{families}] {}", film.slug, m.text)
+        })
+        .collect()
+}
+
+/// One line per state of `film` that `score` matched: the families that
+/// proposed it, what it says, and the gold state it matched.
+fn right_lines(film: &MeasuredFilm, score: &GraphScore) -> Vec<String> {
+    score
+        .matched_states
+        .iter()
+        .map(|(graph, gold)| {
+            let families = film.families.get(graph).map_or(String::new(), |fs| {
+                fs.iter().cloned().collect::<Vec<_>>().join(", ")
+            });
+            let said = film.graph.node(graph).map_or(String::new(), |n| {
+                format!(
+                    "{} {}{}: {}",
+                    n.holder.as_deref().unwrap_or("?"),
+                    if n.negated { "not " } else { "" },
+                    n.attitude.map_or("?", |a| a.as_str()),
+                    n.content.as_deref().unwrap_or(&n.name)
+                )
+            });
+            format!("  {}: [{families}] {said} = {gold}", film.slug)
+        })
+        .collect()
+}
+
+/// One line per explicit gold state of `film` that no graph state matched,
+/// with its evidence: what the generator would have to read.
+fn missed_gold_lines(film: &MeasuredFilm, score: &GraphScore) -> Vec<String> {
+    let missed: std::collections::BTreeSet<&str> =
+        score.missed_gold.iter().map(String::as_str).collect();
+    film.gold
+        .mental_states
+        .iter()
+        .filter(|g| g.explicit && missed.contains(g.id.as_str()))
+        .map(|g| {
+            format!(
+                "  {}: {} s{} {} {}{}{}: {} ← {}",
+                film.slug,
+                g.id,
+                g.scene,
+                g.holder,
+                if g.negated { "not " } else { "" },
+                g.attitude.as_str(),
+                match g.truth {
+                    Some(false) => " (false)",
+                    _ => "",
+                },
+                g.content,
+                g.evidence
+            )
         })
         .collect()
 }
@@ -246,12 +326,23 @@ fn run_gold(
     );
     let _ = writeln!(
         out,
+        "(ends: gold states that end, recalled with the right last scene ±1; false bel.: gold false beliefs the graph marks false — a belief whose truth the graph leaves unsaid matches a gold one either way, and is not counted here)"
+    );
+    let _ = writeln!(
+        out,
         "\nrule families, every family on, pooled (on: precision ≥ {MIN_PRECISION} over ≥ {MIN_KEPT} kept):\n  right/kept prec.  gate family"
     );
     let mut rows: Vec<(&String, &Measure)> = gates.families.iter().collect();
     rows.sort_by(|a, b| b.1.kept.cmp(&a.1.kept).then(a.0.cmp(b.0)));
+    let _ = writeln!(
+        out,
+        "  (then right/kept in each film: {})",
+        slugs.join(", ")
+    );
     for (f, m) in rows {
-        measure_row(&mut out, f, m, gates.is_on(f));
+        let per_film: Vec<Option<Measure>> =
+            all.iter().map(|s| s.families.get(f).copied()).collect();
+        measure_row(&mut out, f, m, gates.is_on(f), &per_film);
     }
     let _ = writeln!(
         out,
@@ -290,6 +381,24 @@ fn run_gold(
         );
         for (film, s) in measured.iter().zip(&all) {
             for m in miss_lines(film, &s.score) {
+                let _ = writeln!(out, "  {m}");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "  what every family on got right ([families], holder, attitude, content = gold state):"
+        );
+        for (film, s) in measured.iter().zip(&all) {
+            for m in right_lines(film, &s.score) {
+                let _ = writeln!(out, "  {m}");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "  the explicit gold states every family on missed (gold id, scene, holder, attitude: content ← evidence):"
+        );
+        for (film, s) in measured.iter().zip(&all) {
+            for m in missed_gold_lines(film, &s.score) {
                 let _ = writeln!(out, "  {m}");
             }
         }

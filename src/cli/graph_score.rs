@@ -140,6 +140,16 @@ pub fn render(s: &GraphScore) -> String {
     );
     let _ = writeln!(
         out,
+        "  gold states that end: {}; recalled {}, with the right last scene (±1) {}",
+        s.ends.gold, s.ends.recalled, s.ends.right_end
+    );
+    let _ = writeln!(
+        out,
+        "  gold false beliefs: {}; recalled {}, marked false by the graph {} (a belief whose truth the graph leaves unsaid matches either way)",
+        s.false_beliefs.gold, s.false_beliefs.recalled, s.false_beliefs.right_end
+    );
+    let _ = writeln!(
+        out,
         "errors (graph items matching no gold item): {}",
         s.error_summary()
     );

@@ -7,7 +7,12 @@
 //!   belief corrected, a plan given up, a wish dropped;
 //! - its holder does what they intended (a later event whose agent is the
 //!   holder and whose words are most of the intention's content): a plan
-//!   carried out.
+//!   carried out;
+//! - its holder, who did not know something, later knows it (a later
+//!   knowledge of theirs holding most of its words): ignorance ended.
+//!
+//! A belief whose holder later *knows* the opposite was a false belief, and
+//! is marked so when nothing else said.
 //!
 //! A state with neither keeps `until_scene` unknown (`None`), never "to the
 //! end of the film". This is part of the offline baseline: lexical, and it
@@ -22,6 +27,10 @@ use crate::graph::Graph;
 /// The share of one content's words another must share to be "the same
 /// content".
 const SAME_CONTENT: f64 = 0.6;
+
+/// The share of what a holder did not know that a later knowledge of theirs
+/// must hold for them to have learned it.
+const LEARNED_CONTENT: f64 = 0.5;
 
 /// The share of `a`'s words that `b` has (0 when `a` has none).
 fn covered(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
@@ -67,7 +76,7 @@ pub fn infer_ends(graph: &mut Graph) {
             Some((n.agent.clone()?, n.scene?, stems(text)))
         })
         .collect();
-    let mut ends: Vec<(usize, usize)> = Vec::new();
+    let mut ends: Vec<(usize, usize, bool)> = Vec::new();
     for (i, holder, attitude, scene, polarity, words) in &states {
         if graph.nodes[*i].until_scene.is_some() || words.is_empty() {
             continue;
@@ -84,6 +93,23 @@ pub fn infer_ends(graph: &mut Graph) {
             })
             .map(|s| s.3)
             .min();
+        // Not knowing: the first later scene where the holder knows it
+        // (most of what they did not know is in what they now know).
+        let learned = (*attitude == Attitude::Knowledge && graph.nodes[*i].negated)
+            .then(|| {
+                states
+                    .iter()
+                    .filter(|(j, h, a, s, _, w)| {
+                        h == holder
+                            && *a == Attitude::Knowledge
+                            && s > scene
+                            && !graph.nodes[*j].negated
+                            && covered(words, w) >= LEARNED_CONTENT
+                    })
+                    .map(|s| s.3)
+                    .min()
+            })
+            .flatten();
         // An intention: the first later scene where the holder does it.
         let done = (*attitude == Attitude::Intention)
             .then(|| {
@@ -96,12 +122,31 @@ pub fn infer_ends(graph: &mut Graph) {
                     .min()
             })
             .flatten();
-        if let Some(end) = [reversed, done].into_iter().flatten().min() {
-            ends.push((*i, end));
+        // A belief the holder later knows the opposite of was false.
+        let corrected = (*attitude == Attitude::Belief)
+            .then(|| {
+                states
+                    .iter()
+                    .filter(|(_, h, a, s, p, w)| {
+                        h == holder
+                            && *a == Attitude::Knowledge
+                            && s > scene
+                            && p != polarity
+                            && covered(words, w).min(covered(w, words)) >= SAME_CONTENT
+                    })
+                    .map(|s| s.3)
+                    .min()
+            })
+            .flatten();
+        if let Some(end) = [reversed, learned, done].into_iter().flatten().min() {
+            ends.push((*i, end, corrected.is_some()));
         }
     }
-    for (i, end) in ends {
+    for (i, end, was_false) in ends {
         graph.nodes[i].until_scene = Some(end);
+        if was_false && graph.nodes[i].truth.is_none() {
+            graph.nodes[i].truth = Some(false);
+        }
     }
 }
 
@@ -182,6 +227,42 @@ mod tests {
         ]);
         infer_ends(&mut g);
         assert!(g.nodes.iter().all(|n| n.until_scene.is_none()));
+    }
+
+    #[test]
+    fn not_knowing_ends_where_the_holder_learns_it_and_a_corrected_belief_was_false() {
+        let mut g = graph(vec![
+            state(
+                "a",
+                Attitude::Knowledge,
+                1,
+                "the ring has left the safe",
+                true,
+            ),
+            state(
+                "b",
+                Attitude::Knowledge,
+                4,
+                "the ring has left the safe on Friday",
+                false,
+            ),
+            state("c", Attitude::Belief, 2, "the key is in the harbour", false),
+            state(
+                "d",
+                Attitude::Knowledge,
+                6,
+                "the key is in the harbour",
+                true,
+            ),
+        ]);
+        infer_ends(&mut g);
+        assert_eq!(g.nodes[0].until_scene, Some(4));
+        assert_eq!(g.nodes[0].truth, None);
+        // Knowing it is not so ends the belief, and shows it was false.
+        assert_eq!(g.nodes[2].until_scene, Some(6));
+        assert_eq!(g.nodes[2].truth, Some(false));
+        // What is known is not ended by anything here.
+        assert_eq!(g.nodes[1].until_scene, None);
     }
 
     #[test]

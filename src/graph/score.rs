@@ -212,6 +212,9 @@ pub struct GraphScore {
     /// The gold states that end (a `until_scene`) and how many of them the
     /// graph recalled with the right end scene.
     pub ends: Ends,
+    /// The gold false beliefs, how many the graph recalled, and how many of
+    /// those it marked false itself (`right_end` here: the truth right).
+    pub false_beliefs: Ends,
     /// Each graph mental state that matched, with the gold state it matched.
     pub matched_states: Vec<(String, String)>,
     /// Graph items matched to nothing, by error.
@@ -255,7 +258,11 @@ struct State {
     /// Whether the content itself is negated (an odd count of `not`, `n't`,
     /// `never`, `cannot`).
     content_negated: bool,
-    false_belief: bool,
+    /// A belief's truth as its side says it: `Some(false)` a false belief,
+    /// `Some(true)` a true one, `None` not said (a graph that cannot tell;
+    /// a gold belief the annotator left unmarked, which is not a false
+    /// one).
+    truth: Option<bool>,
     scene: Option<usize>,
     /// The last scene the state holds in (a gold `until_scene`).
     until: Option<usize>,
@@ -299,7 +306,7 @@ fn graph_states(g: &Graph) -> Vec<State> {
                 neg_raising: neg_raising(attitude),
                 negated: n.negated,
                 content_negated: negated_text(&text),
-                false_belief: attitude == Attitude::Belief && n.truth == Some(false),
+                truth: n.truth.filter(|_| attitude == Attitude::Belief),
                 scene: n.scene.map(|s| s + 1),
                 until: n.until_scene.map(|s| s + 1),
                 text,
@@ -327,7 +334,7 @@ fn gold_states(gold: &Gold) -> Vec<State> {
                 neg_raising: neg_raising(s.attitude),
                 negated: s.negated,
                 content_negated: negated_text(&s.content),
-                false_belief: s.attitude == Attitude::Belief && s.truth == Some(false),
+                truth: s.truth.filter(|_| s.attitude == Attitude::Belief),
                 scene: Some(s.scene),
                 until: s.until_scene,
                 text: s.content.clone(),
@@ -377,6 +384,21 @@ fn same_polarity(g: &State, d: &State) -> bool {
     }
 }
 
+/// Whether a graph state's truth agrees with a gold state's. A graph that
+/// does not say (`None`) claims nothing about truth, so it agrees with
+/// either: "Mara believes the key is in the harbour" is right of a false
+/// belief too, only less informative, and [`GraphScore::false_beliefs`]
+/// counts how often the graph knew. A graph that says false is right only
+/// of a gold false belief; one that says true, of any other.
+fn same_truth(g: &State, d: &State) -> bool {
+    let gold_false = d.truth == Some(false);
+    match g.truth {
+        None => true,
+        Some(false) => gold_false,
+        Some(true) => !gold_false,
+    }
+}
+
 fn near(a: Option<usize>, b: Option<usize>, window: usize) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => a.abs_diff(b) <= window,
@@ -405,7 +427,7 @@ fn mismatch(g: &State, d: &State) -> Option<ErrorKind> {
         Some(ErrorKind::Attitude)
     } else if !same_polarity(g, d) {
         Some(ErrorKind::Polarity)
-    } else if g.false_belief != d.false_belief {
+    } else if !same_truth(g, d) {
         Some(ErrorKind::Truth)
     } else {
         None
@@ -695,6 +717,20 @@ pub fn score(
         ends.recalled += usize::from(recalled);
         ends.right_end += usize::from(right);
     }
+    let mut false_beliefs = Ends::default();
+    for (j, d) in ds.iter().enumerate() {
+        if d.truth != Some(false) {
+            continue;
+        }
+        false_beliefs.gold += 1;
+        let matching: Vec<&State> = gold_of
+            .iter()
+            .filter(|(_, &dj)| dj == j)
+            .map(|(&i, _)| &gs[i])
+            .collect();
+        false_beliefs.recalled += usize::from(!matching.is_empty());
+        false_beliefs.right_end += usize::from(matching.iter().any(|g| g.truth == Some(false)));
+    }
     let matched_states = gold_of
         .iter()
         .map(|(&i, &j)| (gs[i].id.clone(), ds[j].id.clone()))
@@ -729,6 +765,7 @@ pub fn score(
         chains_recovered,
         chains: gold.chains.len(),
         ends,
+        false_beliefs,
         matched_states,
         errors,
         misses,

@@ -311,3 +311,56 @@ fn an_end_counts_only_at_the_gold_end_scene() {
         assert_eq!((s.ends.recalled, s.ends.right_end), (1, right), "{until:?}");
     }
 }
+
+#[test]
+fn a_truth_left_unsaid_matches_either_way_and_a_truth_said_must_be_right() {
+    let gold = sample_gold();
+    let false_belief = lone_state(&gold, |s| {
+        s.attitude == Attitude::Belief && s.truth == Some(false)
+    });
+    let true_belief = lone_state(&gold, |s| {
+        s.attitude == Attitude::Belief && s.truth == Some(true)
+    });
+    let whole = lexical(&gold.to_graph(), &gold);
+    assert_eq!(
+        whole.false_beliefs.right_end, whole.false_beliefs.gold,
+        "the gold graph knows every false belief"
+    );
+    // The graph does not say whether the false belief is true: still right,
+    // but one false belief fewer known as false.
+    let mut unsaid = gold.to_graph();
+    unsaid
+        .nodes
+        .iter_mut()
+        .find(|n| n.id == false_belief)
+        .unwrap()
+        .truth = None;
+    let s = lexical(&unsaid, &gold);
+    assert_eq!(s.errors.get(&ErrorKind::Truth), None, "{:?}", s.errors);
+    assert_eq!(s.states.matched_graph, whole.states.matched_graph);
+    assert_eq!(s.false_beliefs.recalled, whole.false_beliefs.recalled);
+    assert_eq!(s.false_beliefs.right_end + 1, whole.false_beliefs.right_end);
+    // Saying a false belief is true, or a true one false, is a truth error.
+    let mut said_true = gold.to_graph();
+    said_true
+        .nodes
+        .iter_mut()
+        .find(|n| n.id == false_belief)
+        .unwrap()
+        .truth = Some(true);
+    assert_eq!(
+        lexical(&said_true, &gold).errors.get(&ErrorKind::Truth),
+        Some(&1)
+    );
+    let mut said_false = gold.to_graph();
+    said_false
+        .nodes
+        .iter_mut()
+        .find(|n| n.id == true_belief)
+        .unwrap()
+        .truth = Some(false);
+    assert_eq!(
+        lexical(&said_false, &gold).errors.get(&ErrorKind::Truth),
+        Some(&1)
+    );
+}

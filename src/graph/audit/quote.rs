@@ -32,41 +32,64 @@ pub(super) fn antecedent_is(
     let Some(gender) = pronoun_gender(&quote[at].text.to_lowercase()) else {
         return false;
     };
-    let fits = |m: &crate::graph::generate::cast::Member| m.gender.is_none_or(|g| g == gender);
-    // Names read back from a text, last first.
-    let named_back = |text: &str| -> Option<String> {
-        words(text, 0)
-            .iter()
-            .rev()
-            .filter_map(|w| cast.named(&w.text))
-            .find(|m| fits(m))
-            .map(|m| m.id.clone())
-    };
-    let [first, _] = ctx.block.elements;
+    let [first, last] = ctx.block.elements;
     let Some(el) = ctx.play.elements.get(ev.element) else {
         return false;
     };
     let before_quote = char_slice(&el.text, 0, ev.start + quote[at].start);
-    let mut found = if el.kind == ElementKind::Action {
-        named_back(&before_quote)
-    } else {
-        None
-    };
-    let mut j = ev.element;
-    while found.is_none() && j > first {
-        j -= 1;
-        let e = &ctx.play.elements[j];
-        found = match e.kind {
-            ElementKind::Action => named_back(&e.text),
-            ElementKind::Dialogue => e
-                .speaker
-                .as_deref()
-                .and_then(|sp| cast.named(sp.split_whitespace().next().unwrap_or(sp)))
-                .filter(|m| fits(m))
-                .map(|m| m.id.clone()),
-            _ => None,
+    // Read back once for a character known to be of the pronoun's gender,
+    // then, if none, for one whose gender is never shown.
+    let read_back = |fits: &dyn Fn(&crate::graph::generate::cast::Member) -> bool| {
+        let named_back = |text: &str| -> Option<String> {
+            words(text, 0)
+                .iter()
+                .rev()
+                .filter_map(|w| cast.named(&w.text))
+                .find(|m| fits(m))
+                .map(|m| m.id.clone())
         };
-    }
+        let mut found = if el.kind == ElementKind::Action {
+            named_back(&before_quote)
+        } else {
+            None
+        };
+        let mut j = ev.element;
+        while found.is_none() && j > first {
+            j -= 1;
+            let e = &ctx.play.elements[j];
+            found = match e.kind {
+                ElementKind::Action => named_back(&e.text),
+                ElementKind::Dialogue => e
+                    .speaker
+                    .as_deref()
+                    .and_then(|sp| cast.named(sp.split_whitespace().next().unwrap_or(sp)))
+                    .filter(|m| fits(m))
+                    .map(|m| m.id.clone()),
+                _ => None,
+            };
+        }
+        found
+    };
+    let found = read_back(&|m| m.gender == Some(gender))
+        .or_else(|| read_back(&|m| m.gender.is_none()))
+        .or_else(|| {
+            // Nobody before it fits: the one character of that gender the
+            // rest of the block names in its action.
+            let mut later: Vec<String> = Vec::new();
+            for e in &ctx.play.elements[ev.element..=last.min(ctx.play.elements.len() - 1)] {
+                if e.kind != ElementKind::Action {
+                    continue;
+                }
+                for w in words(&e.text, 0) {
+                    if let Some(m) = cast.named(&w.text).filter(|m| m.gender == Some(gender)) {
+                        if !later.contains(&m.id) {
+                            later.push(m.id.clone());
+                        }
+                    }
+                }
+            }
+            (later.len() == 1).then(|| later.remove(0))
+        });
     found.as_deref() == Some(member.id.as_str())
 }
 
@@ -109,15 +132,106 @@ pub(super) fn family_cues(family: &str) -> &'static [&'static str] {
             "sure",
             "assume",
             "assumes",
+            "assumed",
+            "suppose",
+            "supposes",
+            "supposed",
+            "reckon",
+            "reckons",
+            "reckoned",
+            "expect",
+            "expects",
+            "expected",
+            "imagine",
+            "imagines",
+            "imagined",
+            "certain",
+            "convinced",
+            "positive",
+            "aware",
+            "learns",
+            "learned",
+            "learnt",
+            "discovers",
+            "discovered",
+            "remember",
+            "remembers",
+            "remembered",
+            "recognizes",
+            "recognized",
+            "recognises",
+            "recognised",
+            "notice",
+            "finds",
+            "found",
+            "works",
+            "worked",
+            "figures",
+            "figured",
         ],
         "desire" => &[
-            "want", "wants", "wanted", "hope", "hopes", "hoped", "wish", "wishes", "need", "needs",
-            "help", "helps", "save", "saves", "protect", "protects", "hurt", "ruin", "betray",
-            "rescue", "ask", "tell", "trust", "forgive", "believe", "call", "give",
+            "want",
+            "wants",
+            "wanted",
+            "hope",
+            "hopes",
+            "hoped",
+            "wish",
+            "wishes",
+            "need",
+            "needs",
+            "help",
+            "helps",
+            "save",
+            "saves",
+            "protect",
+            "protects",
+            "hurt",
+            "ruin",
+            "betray",
+            "rescue",
+            "ask",
+            "tell",
+            "trust",
+            "forgive",
+            "believe",
+            "call",
+            "give",
+            "longs",
+            "longed",
+            "craves",
+            "craved",
+            "desperate",
+            "eager",
+            "keen",
         ],
         "intention" => &[
-            "i'll", "will", "won't", "going", "plan", "plans", "planned", "decide", "decides",
-            "decided", "intend", "intends", "mean", "means", "meant", "need", "needs", "i'm",
+            "i'll",
+            "will",
+            "won't",
+            "going",
+            "plan",
+            "plans",
+            "planned",
+            "decide",
+            "decides",
+            "decided",
+            "intend",
+            "intends",
+            "mean",
+            "means",
+            "meant",
+            "need",
+            "needs",
+            "i'm",
+            "resolves",
+            "resolved",
+            "vows",
+            "vowed",
+            "determined",
+            "try",
+            "tries",
+            "tried",
         ],
         "emotion" => &[
             "fear",
@@ -149,6 +263,15 @@ pub(super) fn family_cues(family: &str) -> &'static [&'static str] {
             "terrified",
             "guilty",
             "jealous",
+            "resents",
+            "resent",
+            "resented",
+            "regrets",
+            "regret",
+            "regretted",
+            "worries",
+            "worried",
+            "frightened",
         ],
         "pretense" => &[
             "lying",

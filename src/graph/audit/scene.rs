@@ -48,7 +48,9 @@ pub(super) fn on_stage(ctx: &BlockContext<'_>, cast: &Cast) -> BTreeMap<String, 
 
 /// A holder or agent the quotes do not name must be the only character on
 /// stage its pronoun can mean: the scene so far (everyone who has appeared
-/// up to the quoted element), not the sentence, decides.
+/// up to the quoted element), not the sentence, decides — one known to be
+/// of the pronoun's gender before one whose gender is unknown, and one the
+/// block brings on later only when nobody so far fits.
 pub(super) fn only_one_on_stage(
     ctx: &BlockContext<'_>,
     cast: &Cast,
@@ -68,16 +70,33 @@ pub(super) fn only_one_on_stage(
         return Ok(());
     };
     let upto = evidence.iter().map(|ev| ev.element).max().unwrap_or(0);
-    let options: Vec<&String> = stage
-        .iter()
-        .filter(|(_, first)| **first <= upto)
-        .map(|(id, _)| id)
-        .filter(|id| {
-            cast.by_id(id)
-                .and_then(|m| m.gender)
-                .is_none_or(|g| g == gender)
-        })
+    // Those on stage so far known to be of the pronoun's gender; else those
+    // whose gender the script never shows; else, when nobody so far fits,
+    // those of that gender the block brings on later (`She laughs` before
+    // the scene names her).
+    let gender_of = |id: &str| cast.by_id(id).and_then(|m| m.gender);
+    let so_far = |id: &&String| stage.get(id.as_str()).is_some_and(|first| *first <= upto);
+    let known: Vec<&String> = stage
+        .keys()
+        .filter(so_far)
+        .filter(|id| gender_of(id) == Some(gender))
         .collect();
+    let unknown: Vec<&String> = stage
+        .keys()
+        .filter(so_far)
+        .filter(|id| gender_of(id).is_none())
+        .collect();
+    let later: Vec<&String> = stage
+        .keys()
+        .filter(|id| gender_of(id) == Some(gender))
+        .collect();
+    let options = if !known.is_empty() {
+        known
+    } else if !unknown.is_empty() {
+        unknown
+    } else {
+        later
+    };
     match options.as_slice() {
         [one] if **one == who.id => Ok(()),
         [_] => Err(format!(

@@ -55,8 +55,8 @@ impl Cast {
     /// The speaking characters of the screenplay plus characters already in
     /// the entity list (introduced without speaking).
     pub fn new(ctx: &BlockContext<'_>) -> Cast {
-        let genders = learn_genders(ctx.play);
         let surnames = learn_surnames(ctx.play);
+        let genders = learn_genders(ctx.play, &surnames);
         let mut members: Vec<Member> = Vec::new();
         for c in &ctx.play.characters {
             let first = c.name.split_whitespace().next().unwrap_or(&c.name);
@@ -110,11 +110,6 @@ impl Cast {
     }
 }
 
-/// Votes for each first name: the first gendered pronoun after the name in
-/// action sentences that start with it, and the pronoun opening an action
-/// right after a character's line (`HOLLIS: Or she's cleverer than you.` /
-/// `He lifts a carriage clock…`: the one who just spoke goes on) — the
-/// weaker sign, counted only for a name the first never tells.
 /// Surnames from the action lines that introduce characters in capitals
 /// with their age (`BEV KETTERING (75), glasses on a chain…`): the cue's
 /// first name → its surname, for surnames only one speaking character
@@ -167,9 +162,90 @@ fn learn_surnames(play: &Screenplay) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
+/// Votes for each first name: the first gendered pronoun after the name in
+/// action sentences that start with it, and a title before the name or its
+/// surname (`Mrs Pellew`, `Mr. Bliss`). Weaker signs, each counted only for
+/// a name the signs before it never tell: the pronoun opening the sentence
+/// after one that opens on the name and names no one else (`Conrad stands
+/// clear of the spray. He drove out here…`), then the pronoun opening an
+/// action right after a character's line (`HOLLIS: Or she's cleverer than
+/// you.` / `He lifts a carriage clock…`: the one who just spoke goes on).
+fn learn_genders(
+    play: &Screenplay,
+    surnames: &BTreeMap<String, String>,
+) -> BTreeMap<String, Gender> {
     let mut votes: BTreeMap<String, (u32, u32)> = BTreeMap::new();
     let mut after_lines: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    let firsts: BTreeSet<String> = play
+        .characters
+        .iter()
+        .filter_map(|c| c.name.split_whitespace().next())
+        .map(str::to_lowercase)
+        .collect();
+    let first_of = |word: &str| -> Option<String> {
+        let w = word
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        let w = w.strip_suffix("'s").unwrap_or(&w).to_owned();
+        if firsts.contains(&w) {
+            return Some(w);
+        }
+        surnames
+            .iter()
+            .find(|(_, last)| **last == w)
+            .map(|(first, _)| first.clone())
+    };
+    let vote = |map: &mut BTreeMap<String, (u32, u32)>, name: String, g: Gender| {
+        let v = map.entry(name).or_default();
+        match g {
+            Gender::Male => v.0 += 1,
+            Gender::Female => v.1 += 1,
+        }
+    };
+    for el in &play.elements {
+        if !matches!(el.kind, ElementKind::Action | ElementKind::Dialogue) {
+            continue;
+        }
+        let ws: Vec<&str> = el.text.split_whitespace().collect();
+        for pair in ws.windows(2) {
+            let title = match pair[0].trim_end_matches('.').to_lowercase().as_str() {
+                "mr" | "mister" => Gender::Male,
+                "mrs" | "ms" | "miss" => Gender::Female,
+                _ => continue,
+            };
+            if let Some(name) = first_of(pair[1]) {
+                vote(&mut votes, name, title);
+            }
+        }
+    }
+    let mut carried: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    for el in play
+        .elements
+        .iter()
+        .filter(|e| e.kind == ElementKind::Action)
+    {
+        let said = sentences(&el.text);
+        for pair in said.windows(2) {
+            let before = words(&pair[0].text, 0);
+            let named: BTreeSet<String> = before
+                .iter()
+                .filter(|w| w.text.chars().next().is_some_and(char::is_uppercase))
+                .filter_map(|w| first_of(&w.text))
+                .collect();
+            let opener = before.first().and_then(|w| first_of(&w.text));
+            let (Some(name), 1) = (opener, named.len()) else {
+                continue;
+            };
+            let next = words(&pair[1].text, 0);
+            if let Some(g) = next
+                .first()
+                .filter(|w| matches!(w.text.as_str(), "He" | "She"))
+                .and_then(|w| pronoun_gender(&w.text.to_lowercase()))
+            {
+                vote(&mut carried, name, g);
+            }
+        }
+    }
     let mut last_speaker: Option<String> = None;
     for el in &play.elements {
         match el.kind {
@@ -216,8 +292,57 @@ fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
             // A subject, a possessive or a reflexive tells the name's gender;
             // an object is someone else (`Rory … lays the LOGBOOK in front of
             // her`).
+            // Words after which a pronoun is more often someone else's: an
+            // embedded clause (`Augusta knows how certain he is`), a
+            // participle or a preposition aimed at another (`Augusta,
+            // watching his hands`, `looks at her`).
+            let embeds = |w: &str| {
+                matches!(
+                    w,
+                    "that"
+                        | "how"
+                        | "what"
+                        | "if"
+                        | "whether"
+                        | "why"
+                        | "when"
+                        | "who"
+                        | "where"
+                        | "because"
+                        | "than"
+                        | "while"
+                        | "as"
+                        | "until"
+                        | "before"
+                        | "after"
+                )
+            };
+            let aimed =
+                |w: &str| w.ends_with("ing") || matches!(w, "at" | "to" | "toward" | "towards");
+            let mut embedded = false;
+            let mut someone_else = false;
             let telling = ws.iter().enumerate().skip(1).find_map(|(k, w)| {
                 let lower = w.text.to_lowercase();
+                if pronoun_gender(&lower).is_none() {
+                    embedded |= embeds(&lower);
+                    someone_else |= w.text.chars().next().is_some_and(char::is_uppercase)
+                        && first_of(&w.text).is_some_and(|n| n != name);
+                    return None;
+                }
+                let reflexive = matches!(lower.as_str(), "himself" | "herself");
+                let before = ws[k - 1].text.to_lowercase();
+                if !reflexive && (embedded || someone_else || aimed(&before)) {
+                    return None;
+                }
+                // A he or she tells only as the subject of a clause joined to
+                // the name's (`Augusta sits, and she…`), not after a noun
+                // (`pours him tea he hasn't asked for`: someone else's).
+                if matches!(lower.as_str(), "he" | "she")
+                    && !matches!(before.as_str(), "and" | "but" | "then" | "so")
+                {
+                    embedded = true;
+                    return None;
+                }
                 let object = lower == "him"
                     || lower == "her"
                         && ws.get(k + 1).is_none_or(|next| {
@@ -247,6 +372,12 @@ fn learn_genders(play: &Screenplay) -> BTreeMap<String, Gender> {
                 }
             }
         }
+    }
+    // The weaker signs, for a name the stronger never tell: a pronoun right
+    // after a sentence about that one person before the pronoun after a
+    // line (which, between two people, is as often the one spoken to).
+    for (name, v) in carried {
+        votes.entry(name).or_insert(v);
     }
     for (name, v) in after_lines {
         votes.entry(name).or_insert(v);

@@ -7,10 +7,19 @@
 //! knowledge`. `moviegraph bench graph --gold FILM…` measures each family's
 //! precision on a corpus of annotated films and, with `--write-gates`,
 //! writes the measurements to `gates.json` beside this file: the data the
-//! generator reads. A family is on when its pooled precision is at least
-//! [`MIN_PRECISION`] over at least [`MIN_KEPT`] kept items; a family the
-//! corpus never saw is off. The file is regenerated, never edited by hand
+//! generator reads. The file is regenerated, never edited by hand
 //! (`scripts/regenerate-gates`).
+//!
+//! A family's precision is estimated with its cue as the prior: most
+//! families are a cue read as one attitude, and a corpus of a few films
+//! holds only a handful of each, while the cue across its attitudes holds
+//! more. The estimate is `(right + w·p_cue) / (kept + w)`, where `p_cue` is
+//! the cue's pooled precision over all its attitudes and `w` is
+//! [`PRIOR_WEIGHT`] pseudo-items: a family with many items is judged by its
+//! own, one with few mostly by its cue's. A family is on when it was seen
+//! at all, its cue was seen on at least [`MIN_KEPT`] kept items, and the
+//! estimate is at least [`MIN_PRECISION`]; a family the corpus never saw,
+//! or whose cue it saw too rarely to know, is off.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -23,9 +32,12 @@ use crate::graph::Graph;
 /// The lowest pooled precision a family needs to be on by default.
 pub const MIN_PRECISION: f64 = 0.8;
 
-/// The fewest kept items a family needs before its precision counts as
-/// known.
+/// The fewest kept items a family's cue needs before its precision counts
+/// as known.
 pub const MIN_KEPT: usize = 5;
+
+/// How many items the cue's precision counts for in a family's estimate.
+pub const PRIOR_WEIGHT: f64 = 5.0;
 
 /// The measured gates the generator reads (written by `bench graph --gold
 /// … --write-gates`).
@@ -77,11 +89,24 @@ impl Measure {
         }
     }
 
-    /// Whether the measurement puts the family on: enough kept items, and
-    /// precise enough.
-    pub fn trusted(&self) -> bool {
-        self.kept >= MIN_KEPT && self.precision() >= MIN_PRECISION
+    /// The sum of two measures.
+    pub fn plus(self, other: Measure) -> Measure {
+        Measure {
+            kept: self.kept + other.kept,
+            right: self.right + other.right,
+        }
     }
+
+    /// The precision estimated with `prior` counting for `weight` items:
+    /// `(right + weight·prior) / (kept + weight)`.
+    pub fn shrunk(&self, prior: f64, weight: f64) -> f64 {
+        (self.right as f64 + weight * prior) / (self.kept as f64 + weight)
+    }
+}
+
+/// The cue of a family name: what comes before its last ` / `.
+pub fn family_cue(family: &str) -> &str {
+    family.rsplit_once(" / ").map_or(family, |(cue, _)| cue)
 }
 
 /// Families measured on a corpus, and which are on.
@@ -93,8 +118,13 @@ pub struct Gates {
     pub corpus: Vec<String>,
     /// The lowest precision a family needs ([`MIN_PRECISION`] when written).
     pub min_precision: f64,
-    /// The fewest kept items a family needs ([`MIN_KEPT`] when written).
+    /// The fewest kept items a family's cue needs ([`MIN_KEPT`] when
+    /// written).
     pub min_kept: usize,
+    /// How many items the cue's precision counts for in a family's
+    /// estimate ([`PRIOR_WEIGHT`] when written).
+    #[serde(default = "default_prior_weight")]
+    pub prior_weight: f64,
     /// Each family's pooled measurement.
     pub families: BTreeMap<String, Measure>,
 }
@@ -111,6 +141,7 @@ impl Gates {
             corpus,
             min_precision: MIN_PRECISION,
             min_kept: MIN_KEPT,
+            prior_weight: PRIOR_WEIGHT,
             families,
         }
     }
@@ -123,11 +154,28 @@ impl Gates {
         })
     }
 
-    /// Whether `family` is on: measured, on enough items, precise enough.
-    pub fn is_on(&self, family: &str) -> bool {
+    /// The pooled measure of a cue over all its families.
+    pub fn cue_measure(&self, cue: &str) -> Measure {
         self.families
-            .get(family)
-            .is_some_and(|m| m.kept >= self.min_kept && m.precision() >= self.min_precision)
+            .iter()
+            .filter(|(f, _)| family_cue(f) == cue)
+            .fold(Measure::default(), |sum, (_, m)| sum.plus(*m))
+    }
+
+    /// A family's estimated precision (its own items, with its cue's
+    /// precision as the prior; see the module's doc), or `None` when the
+    /// corpus never saw it or saw its cue on too few items to know.
+    pub fn estimate(&self, family: &str) -> Option<f64> {
+        let own = self.families.get(family).filter(|m| m.kept > 0)?;
+        let cue = self.cue_measure(family_cue(family));
+        (cue.kept >= self.min_kept).then(|| own.shrunk(cue.precision(), self.prior_weight))
+    }
+
+    /// Whether `family` is on: measured, its cue on enough items, and its
+    /// estimated precision high enough.
+    pub fn is_on(&self, family: &str) -> bool {
+        self.estimate(family)
+            .is_some_and(|p| p >= self.min_precision)
     }
 
     /// The families that are on.
@@ -138,6 +186,10 @@ impl Gates {
             .map(String::as_str)
             .collect()
     }
+}
+
+fn default_prior_weight() -> f64 {
+    PRIOR_WEIGHT
 }
 
 /// Which rule families the `rules` generator uses.
@@ -341,19 +393,50 @@ mod tests {
         let m = |kept, right| Measure { kept, right };
         let gates = Gates::fit(
             [
-                ("precise".to_owned(), m(10, 9)),
-                ("imprecise".to_owned(), m(10, 7)),
-                ("rare".to_owned(), m(MIN_KEPT - 1, MIN_KEPT - 1)),
+                ("precise / belief".to_owned(), m(10, 9)),
+                ("imprecise / belief".to_owned(), m(10, 7)),
+                ("rare / belief".to_owned(), m(MIN_KEPT - 1, MIN_KEPT - 1)),
             ]
             .into(),
             vec!["f".into()],
             "test".into(),
         );
-        assert!(gates.is_on("precise"));
-        assert!(!gates.is_on("imprecise"));
-        assert!(!gates.is_on("rare"));
-        assert!(!gates.is_on("never measured"));
-        assert_eq!(gates.on(), ["precise"]);
+        assert!(gates.is_on("precise / belief"));
+        assert!(!gates.is_on("imprecise / belief"));
+        // A cue seen on too few items is not known, however right it was.
+        assert!(!gates.is_on("rare / belief"));
+        assert!(!gates.is_on("never measured / belief"));
+        assert_eq!(gates.on(), ["precise / belief"]);
+    }
+
+    #[test]
+    fn a_rare_family_is_judged_mostly_by_its_cue() {
+        let m = |kept, right| Measure { kept, right };
+        let gates = Gates::fit(
+            [
+                // A precise cue: its rare attitudes borrow its precision.
+                ("sure cue / knowledge".to_owned(), m(12, 12)),
+                ("sure cue / desire".to_owned(), m(1, 1)),
+                // A rare attitude that was wrong twice stays off even so.
+                ("sure cue / intention".to_owned(), m(2, 0)),
+                // An imprecise cue: a lucky rare attitude stays off.
+                ("loose cue / belief".to_owned(), m(10, 5)),
+                ("loose cue / emotion".to_owned(), m(1, 1)),
+            ]
+            .into(),
+            vec!["f".into()],
+            "test".into(),
+        );
+        assert!(gates.is_on("sure cue / knowledge"));
+        assert!(gates.is_on("sure cue / desire"));
+        assert!(!gates.is_on("sure cue / intention"));
+        assert!(!gates.is_on("loose cue / belief"));
+        assert!(!gates.is_on("loose cue / emotion"));
+        // The estimate: (right + w·p_cue) / (kept + w).
+        let p_cue = 13.0 / 15.0;
+        let want = (1.0 + PRIOR_WEIGHT * p_cue) / (1.0 + PRIOR_WEIGHT);
+        assert!((gates.estimate("sure cue / desire").unwrap() - want).abs() < 1e-12);
+        assert_eq!(family_cue("a / b / knowledge"), "a / b");
     }
 
     #[test]
@@ -362,9 +445,14 @@ mod tests {
         assert!(!gates.corpus.is_empty(), "gates.json names its corpus");
         assert_eq!(gates.min_precision, MIN_PRECISION);
         assert_eq!(gates.min_kept, MIN_KEPT);
+        assert_eq!(gates.prior_weight, PRIOR_WEIGHT);
         for (f, m) in &gates.families {
             assert!(m.right <= m.kept, "{f}: {m:?}");
-            assert_eq!(gates.is_on(f), m.trusted(), "{f}");
+            let cue = gates.cue_measure(family_cue(f));
+            let want = m.kept > 0
+                && cue.kept >= MIN_KEPT
+                && m.shrunk(cue.precision(), PRIOR_WEIGHT) >= MIN_PRECISION;
+            assert_eq!(gates.is_on(f), want, "{f}");
         }
     }
 

@@ -84,6 +84,22 @@ impl Extractor<'_, '_> {
                 props.push((wi, wi, id));
             }
         }
+        // The sentence's subject stays the most salient after it, ahead of
+        // someone it only names in passing (`He is certain the widow has no
+        // idea what is in Abel's diaries. Augusta knows how certain he is.`:
+        // he is still the one who was certain). A pronoun subject is read
+        // before the sentence's own names, which it cannot mean.
+        let subject = match ws.first().map(|w| w.text.to_lowercase()) {
+            Some(p) if p == "he" || p == "she" => {
+                let later = self.named_only_after(&ws, 0);
+                let later: Vec<&str> = later.iter().map(String::as_str).collect();
+                self.resolve_narrated(&p, &later)
+            }
+            _ => ws
+                .first()
+                .and_then(|w| self.cast.named(&w.text))
+                .map(|m| m.id.clone()),
+        };
         // Character names.
         let mut names_at: Vec<(usize, String)> = Vec::new();
         for (wi, w) in ws.iter().enumerate() {
@@ -108,6 +124,10 @@ impl Extractor<'_, '_> {
             .iter()
             .map(|w| w.text.to_lowercase().replace('’', "'"))
             .collect();
+        if let Some(id) = subject.filter(|id| self.recent.contains(id)) {
+            self.recent.retain(|r| r != &id);
+            self.recent.push(id);
+        }
         self.perception(i, s, &ws, &lower);
         self.possession(i, s, &ws, &lower, &props);
         self.social_relations(i, s, &ws, &lower, &names_at, None);
@@ -126,6 +146,7 @@ impl Extractor<'_, '_> {
         let narration = super::mental::Voice {
             speaker: None,
             addressee: None,
+            narrating: false,
         };
         let found = self.mental_states(i, s, &ws, &lower, narration);
         // An event when the subject is a character and its verb is not mental.
@@ -135,7 +156,7 @@ impl Extractor<'_, '_> {
             None if matches!(lower[0].as_str(), "he" | "she") => {
                 let later = self.named_only_after(&ws, 0);
                 let later: Vec<&str> = later.iter().map(String::as_str).collect();
-                self.resolve(&lower[0], &later)
+                self.resolve_narrated(&lower[0], &later)
             }
             None => None,
         };

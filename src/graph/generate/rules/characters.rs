@@ -35,20 +35,67 @@ impl Extractor<'_, '_> {
             .collect()
     }
 
-    /// The most recent character of the pronoun's gender, not in `exclude`.
+    /// The character a he or she means, not one in `exclude`: the most
+    /// recent one known to be of the pronoun's gender, else the most recent
+    /// one whose gender the script never shows.
     pub(super) fn resolve(&self, pronoun: &str, exclude: &[&str]) -> Option<String> {
         let gender = pronoun_gender(pronoun)?;
-        self.recent
-            .iter()
-            .rev()
-            .filter(|id| !exclude.contains(&id.as_str()))
-            .find(|id| {
-                self.cast
-                    .by_id(id)
-                    .and_then(|m| m.gender)
-                    .is_none_or(|g| g == gender)
-            })
+        let gender_of = |id: &str| self.cast.by_id(id).and_then(|m| m.gender);
+        let candidates = || {
+            self.recent
+                .iter()
+                .rev()
+                .filter(|id| !exclude.contains(&id.as_str()))
+        };
+        candidates()
+            .find(|id| gender_of(id) == Some(gender))
+            .or_else(|| candidates().find(|id| gender_of(id).is_none()))
             .cloned()
+    }
+
+    /// A narrated he or she: the most recent character known to be of its
+    /// gender; else the one character of that gender on stage in the block
+    /// (its speakers and the characters its action names, before or after:
+    /// `She laughs` opening a scene whose woman is named later); else the
+    /// most recent one whose gender the script never shows. Nobody when
+    /// none of these fits (the generator does not guess between two).
+    pub(super) fn resolve_narrated(&self, pronoun: &str, exclude: &[&str]) -> Option<String> {
+        let gender = pronoun_gender(pronoun)?;
+        let gender_of = |id: &str| self.cast.by_id(id).and_then(|m| m.gender);
+        let recent = || {
+            self.recent
+                .iter()
+                .rev()
+                .filter(|id| !exclude.contains(&id.as_str()))
+        };
+        if let Some(known) = recent().find(|id| gender_of(id) == Some(gender)) {
+            return Some(known.clone());
+        }
+        if let Some(on_stage) = self.only_one_on_stage(gender, exclude) {
+            return Some(on_stage);
+        }
+        recent().find(|id| gender_of(id).is_none()).cloned()
+    }
+
+    /// The one character on stage in the block known to be of `gender`
+    /// (not in `exclude`), if exactly one is.
+    fn only_one_on_stage(
+        &self,
+        gender: crate::graph::generate::cast::Gender,
+        exclude: &[&str],
+    ) -> Option<String> {
+        let fits: Vec<&String> = self
+            .block_cast
+            .iter()
+            .filter(|id| {
+                !exclude.contains(&id.as_str())
+                    && self.cast.by_id(id).and_then(|m| m.gender) == Some(gender)
+            })
+            .collect();
+        match fits.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        }
     }
 
     /// The person a word refers to: a name, `I`/`me` (the speaker), `you` (the
@@ -67,6 +114,9 @@ impl Extractor<'_, '_> {
         match base {
             "i" | "me" => speaker.map(str::to_owned),
             "you" => addressee.map(str::to_owned),
+            "he" | "she" | "him" | "her" if speaker.is_none() => {
+                self.resolve_narrated(base, exclude)
+            }
             "he" | "she" | "him" | "her" => self.resolve(base, exclude),
             _ => self.cast.named(&ws[j].text).map(|m| m.id.clone()),
         }
@@ -84,6 +134,49 @@ impl Extractor<'_, '_> {
             .iter()
             .find(|(i, _)| *i == element)
             .map(|(_, s)| s.clone())
+    }
+
+    /// Whether the speech at `element` is a narrating voice-over: its cue
+    /// is `(V.O.)` and it stands outside any exchange — neither the element
+    /// before its cue nor the one after the speech is part of a dialogue
+    /// (`AUGUSTA (V.O.)` telling the film between two scenes, not a voice on
+    /// the phone answering someone).
+    pub(super) fn narrating(&self, element: usize) -> bool {
+        let elements = &self.ctx.play.elements;
+        let in_exchange = |e: Option<&crate::screenplay::Element>| {
+            e.is_some_and(|e| {
+                matches!(
+                    e.kind,
+                    ElementKind::Character | ElementKind::Dialogue | ElementKind::Parenthetical
+                )
+            })
+        };
+        let mut cue = element;
+        while cue > 0 && elements[cue].kind != ElementKind::Character {
+            cue -= 1;
+        }
+        let Some(c) = elements
+            .get(cue)
+            .filter(|e| e.kind == ElementKind::Character)
+        else {
+            return false;
+        };
+        if !c
+            .extension
+            .as_deref()
+            .is_some_and(|x| x.to_uppercase().replace('.', "").contains("VO"))
+        {
+            return false;
+        }
+        let mut end = element;
+        while elements
+            .get(end + 1)
+            .is_some_and(|e| matches!(e.kind, ElementKind::Dialogue | ElementKind::Parenthetical))
+        {
+            end += 1;
+        }
+        !in_exchange(cue.checked_sub(1).and_then(|k| elements.get(k)))
+            && !in_exchange(elements.get(end + 1))
     }
 
     /// Who a line is said to: the one the script names (a `(to Bev)`
@@ -172,6 +265,32 @@ impl Extractor<'_, '_> {
         speaker: Option<&str>,
         addressee: Option<&str>,
         holder: &str,
+    ) -> String {
+        self.spell_out_with(text, speaker, addressee, holder, true)
+    }
+
+    /// [`Self::spell_out`] for what someone wants or means to happen: its
+    /// verbs stay as written (`wishes that Anna ask Ben properly`, not
+    /// `asks`).
+    pub(super) fn spell_out_wished(
+        &self,
+        text: &str,
+        speaker: Option<&str>,
+        addressee: Option<&str>,
+        holder: &str,
+    ) -> String {
+        self.spell_out_with(text, speaker, addressee, holder, false)
+    }
+
+    /// [`Self::spell_out`], with the verb after a spelled-out `I` or `you`
+    /// put in the third person when `agree`.
+    fn spell_out_with(
+        &self,
+        text: &str,
+        speaker: Option<&str>,
+        addressee: Option<&str>,
+        holder: &str,
+        agree: bool,
     ) -> String {
         let first_name = |id: &str| {
             self.display(id)
@@ -293,7 +412,54 @@ impl Extractor<'_, '_> {
                 _ if possessive => format!("{name}'s"),
                 _ => name,
             };
-            let (a, b) = (w.start, w.end);
+            let (a, mut b) = (w.start, w.end);
+            let mut spelled = spelled;
+            // `I owe` → `Quinton owes`, `you were` → `Mara was`: a first or
+            // second person become a name takes the third person's verb,
+            // where the pronoun is the subject of its clause.
+            let opens_clause = n == 0
+                || text[..]
+                    .chars()
+                    .skip(all[n - 1].end)
+                    .take(a - all[n - 1].end)
+                    .any(|c| matches!(c, ',' | ';' | ':'))
+                || matches!(
+                    all[n - 1].text.to_lowercase().as_str(),
+                    "that"
+                        | "if"
+                        | "when"
+                        | "and"
+                        | "but"
+                        | "because"
+                        | "so"
+                        | "or"
+                        | "until"
+                        | "unless"
+                        | "while"
+                        | "before"
+                        | "after"
+                        | "whether"
+                        | "where"
+                        | "what"
+                        | "how"
+                        | "why"
+                        | "once"
+                        | "than"
+                );
+            if agree && tail.is_none() && matches!(base.as_str(), "i" | "you") && opens_clause {
+                if let Some(verb) = all.get(n + 1).filter(|v| {
+                    text[..]
+                        .chars()
+                        .skip(b)
+                        .take(v.start - b)
+                        .all(char::is_whitespace)
+                }) {
+                    if let Some(third) = third_person(&verb.text) {
+                        spelled = format!("{spelled} {third}");
+                        b = verb.end;
+                    }
+                }
+            }
             out.extend(text.chars().skip(last).take(a - last));
             out.push_str(&spelled);
             last = b;
@@ -313,6 +479,100 @@ impl Extractor<'_, '_> {
                 == Some(lower)
         })
     }
+}
+
+/// The third person singular of a verb that follows `I` or `you`: the
+/// irregular ones (`are` → `is`, `were` → `was`, `have` → `has`, `do` →
+/// `does`, and their negations), and common verbs in their base form, which
+/// take an `s` (`owe` → `owes`, `ask` → `asks`). `None` for anything else,
+/// which is left as written (a past tense, a modal, an adverb).
+fn third_person(verb: &str) -> Option<String> {
+    let lower = verb.to_lowercase().replace('’', "'");
+    let irregular = match lower.as_str() {
+        "are" | "am" => Some("is"),
+        "were" => Some("was"),
+        "have" => Some("has"),
+        "do" => Some("does"),
+        "don't" => Some("doesn't"),
+        "aren't" => Some("isn't"),
+        "weren't" => Some("wasn't"),
+        "haven't" => Some("hasn't"),
+        _ => None,
+    };
+    if let Some(x) = irregular {
+        return Some(x.to_owned());
+    }
+    const BASE_VERBS: &[&str] = &[
+        "ask",
+        "owe",
+        "want",
+        "need",
+        "know",
+        "think",
+        "mean",
+        "like",
+        "say",
+        "get",
+        "come",
+        "make",
+        "take",
+        "see",
+        "tell",
+        "pay",
+        "keep",
+        "give",
+        "find",
+        "help",
+        "love",
+        "hate",
+        "feel",
+        "look",
+        "believe",
+        "hope",
+        "wish",
+        "call",
+        "leave",
+        "bring",
+        "buy",
+        "sell",
+        "open",
+        "own",
+        "run",
+        "stay",
+        "work",
+        "win",
+        "lose",
+        "trust",
+        "understand",
+        "care",
+        "mind",
+        "lie",
+        "steal",
+        "promise",
+        "read",
+        "remember",
+        "forget",
+        "play",
+        "talk",
+        "live",
+        "ring",
+        "sign",
+        "vote",
+        "hold",
+        "show",
+        "hide",
+        "send",
+        "wait",
+        "walk",
+        "drive",
+    ];
+    if BASE_VERBS.contains(&lower.as_str()) {
+        return Some(match lower.as_str() {
+            "go" | "do" => format!("{lower}es"),
+            _ => format!("{lower}s"),
+        });
+    }
+    None
 }
 
 /// The person a parenthetical says a line is spoken to: `(to Bev)`,

@@ -138,7 +138,7 @@ impl Extractor<'_, '_> {
         if content_words(&content).is_empty() {
             return;
         }
-        let spelled = self.spell_out(&content, Some(speaker), voice.addressee, speaker);
+        let spelled = self.spell_out_wished(&content, Some(speaker), voice.addressee, speaker);
         self.speaker_state(
             i,
             s,

@@ -125,7 +125,23 @@ pub(super) fn readable(node: &Node) -> bool {
                 | "they'd"
         )
     );
-    named >= 1 && !opens_unresolved
+    named >= 1 && !opens_unresolved && !idiom(content)
+}
+
+/// Whether a content is the object of an idiom, not a proposition: `thought
+/// nothing of it`, `thinks the world of her`, `thinks little of them`.
+fn idiom(content: &str) -> bool {
+    let lower = content.to_lowercase();
+    [
+        "nothing of ",
+        "little of ",
+        "the world of ",
+        "much of ",
+        "better of ",
+        "twice",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
 }
 
 /// Whether a content only asks what the thing just shown means (`what it

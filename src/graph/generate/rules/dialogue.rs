@@ -14,7 +14,14 @@ impl Extractor<'_, '_> {
         let Some(speaker) = self.speaker_at(i) else {
             return;
         };
-        let addressee = self.addressee(i, &speaker);
+        // A narrating voice-over speaks to the audience, not to anyone in
+        // the scene.
+        let narrating = self.narrating(i);
+        let addressee = if narrating {
+            None
+        } else {
+            self.addressee(i, &speaker)
+        };
         let paren_text = paren
             .as_ref()
             .map(|(_, p)| p.trim_matches(['(', ')']).to_lowercase())
@@ -170,6 +177,7 @@ impl Extractor<'_, '_> {
             let voice = Voice {
                 speaker: Some(&speaker),
                 addressee: addressee.as_deref(),
+                narrating,
             };
             self.mental_states(i, &s, &ws, &lower, voice);
             self.commitments(i, &s, &ws, &lower, voice);

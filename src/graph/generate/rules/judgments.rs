@@ -191,12 +191,21 @@ impl Extractor<'_, '_> {
         if said_here || content_words(&j.content).is_empty() {
             return;
         }
-        let content = self.spell_out(
-            &j.content,
-            j.persons.0.as_deref(),
-            j.persons.1.as_deref(),
-            speaker,
-        );
+        let content = if super::lexicon::wished(j.attitude) {
+            self.spell_out_wished(
+                &j.content,
+                j.persons.0.as_deref(),
+                j.persons.1.as_deref(),
+                speaker,
+            )
+        } else {
+            self.spell_out(
+                &j.content,
+                j.persons.0.as_deref(),
+                j.persons.1.as_deref(),
+                speaker,
+            )
+        };
         self.speaker_state(
             i,
             s,

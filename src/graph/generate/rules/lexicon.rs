@@ -11,23 +11,67 @@ use crate::text::spans::{sentences, words};
 pub(super) fn mental_verb(word: &str) -> Option<Attitude> {
     Some(match word {
         "think" | "thinks" | "thought" | "believe" | "believes" | "believed" | "assumes"
-        | "assume" | "assumed" => Attitude::Belief,
+        | "assume" | "assumed" | "suppose" | "supposes" | "supposed" | "reckon" | "reckons"
+        | "reckoned" | "expect" | "expects" | "expected" | "imagine" | "imagines" | "imagined" => {
+            Attitude::Belief
+        }
         "know" | "knows" | "knew" | "realizes" | "realize" | "realized" | "realises"
-        | "realise" | "realised" | "understands" | "understand" | "understood" => {
-            Attitude::Knowledge
-        }
-        "want" | "wants" | "wanted" | "hope" | "hopes" | "hoped" | "wish" | "wishes" | "wished" => {
-            Attitude::Desire
-        }
+        | "realise" | "realised" | "understands" | "understand" | "understood" | "learns"
+        | "learned" | "learnt" | "discovers" | "discovered" => Attitude::Knowledge,
+        "want" | "wants" | "wanted" | "hope" | "hopes" | "hoped" | "wish" | "wishes" | "wished"
+        | "longs" | "longed" | "craves" | "craved" => Attitude::Desire,
         "plan" | "plans" | "planned" | "decide" | "decides" | "decided" | "intend" | "intends"
-        | "intended" => Attitude::Intention,
+        | "intended" | "resolves" | "resolved" | "vows" | "vowed" => Attitude::Intention,
         "suspect" | "suspects" | "suspected" => Attitude::Suspicion,
         "pretend" | "pretends" | "pretended" => Attitude::Pretense,
         "fear" | "fears" | "feared" | "hates" | "hate" | "hated" | "envies" | "envy" | "dreads"
-        | "dread" => Attitude::Emotion,
+        | "dread" | "resents" | "resent" | "resented" | "regrets" | "regret" | "regretted"
+        | "worries" | "worried" => Attitude::Emotion,
         _ => return None,
     })
 }
+
+/// Whether an attitude is toward something to happen (a desire, an
+/// intention, a social goal), whose content keeps its verbs as written.
+pub(super) fn wished(a: Attitude) -> bool {
+    matches!(
+        a,
+        Attitude::Desire | Attitude::Intention | Attitude::SocialGoal
+    )
+}
+
+/// Adjectives that name a state of mind after a copula (`she is sure…`,
+/// `he was not aware…`, `I'm determined to…`): form → attitude.
+pub(super) fn mental_adjective(word: &str) -> Option<Attitude> {
+    Some(match word {
+        "sure" | "certain" | "convinced" | "positive" => Attitude::Belief,
+        "aware" => Attitude::Knowledge,
+        "determined" => Attitude::Intention,
+        "desperate" | "eager" | "keen" => Attitude::Desire,
+        "afraid" | "frightened" => Attitude::Emotion,
+        _ => return None,
+    })
+}
+
+/// Words of degree between a copula and its adjective (`is quite sure`).
+pub(super) const DEGREE_WORDS: &[&str] = &[
+    "so",
+    "quite",
+    "absolutely",
+    "very",
+    "more",
+    "less",
+    "fully",
+    "perfectly",
+    "completely",
+    "not",
+];
+
+/// Copulas that join a subject to a [`mental_adjective`].
+pub(super) const COPULAS: &[&str] = &[
+    "is", "was", "are", "were", "am", "be", "been", "being", "'s", "'m", "'re", "feels", "felt",
+    "seems", "seemed", "remains", "remained", "grows", "grew",
+];
 
 /// A mental-state cue at word `k`: the attitude, the word its content starts
 /// at, and whether it says the holder mistakes one thing for another (a false
@@ -39,11 +83,20 @@ pub(super) struct Cue {
     /// `saw`, `heard`: knowledge only in the speaker's own words (`I saw
     /// Quinton pocket something`).
     pub witnessed: bool,
+    /// An adjective after a copula (`is sure`): the subject stands before
+    /// the copula.
+    pub copular: bool,
 }
+
+/// Words a content does not start with after an adjective or a verb
+/// (`she is sure, too, that…`, `he is certain now that…`).
+const CONTENT_OPENERS: &[&str] = &["too", "now", "also", "still", "again", "then", "that"];
 
 /// The cue at word `k` of a clause ending before word `to`: the verbs of
 /// [`mental_verb`], `mean(s) to` and `need(s) to` (intention), `need`
-/// (desire), and `mistake(s) … for …` (false belief).
+/// (desire), `tries to` (intention), `finds out` / `works out` / `figures
+/// out` (knowledge), an adjective of [`mental_adjective`] after a copula,
+/// and `mistake(s) … for …` (false belief).
 pub(super) fn mental_cue(lower: &[String], k: usize, to: usize) -> Option<Cue> {
     let w = lower[k].as_str();
     let next = lower.get(k + 1).filter(|_| k + 1 < to).map(String::as_str);
@@ -53,6 +106,7 @@ pub(super) fn mental_cue(lower: &[String], k: usize, to: usize) -> Option<Cue> {
             content,
             mistaken: false,
             witnessed: false,
+            copular: false,
         })
     };
     match w {
@@ -63,6 +117,7 @@ pub(super) fn mental_cue(lower: &[String], k: usize, to: usize) -> Option<Cue> {
                 content: f + 1,
                 mistaken: true,
                 witnessed: false,
+                copular: false,
             })
         }
         "saw" | "heard" | "watched" => Some(Cue {
@@ -70,24 +125,94 @@ pub(super) fn mental_cue(lower: &[String], k: usize, to: usize) -> Option<Cue> {
             content: k + 1,
             mistaken: false,
             witnessed: true,
+            copular: false,
         }),
         "mean" | "means" | "meant" if next == Some("to") => cue(Attitude::Intention, k + 2),
         "mean" | "means" | "meant" => None,
         "need" | "needs" | "needed" if next == Some("to") => cue(Attitude::Intention, k + 2),
-        "need" | "needs" | "needed" => cue(Attitude::Desire, k + 1),
+        // A bare `need` is a desire only in the speaker's own words (`I need
+        // a loan`); `you don't need a drop of it` says nothing of a mind.
+        "need" | "needs" | "needed" if k > 0 && lower[k - 1] == "i" => cue(Attitude::Desire, k + 1),
+        "need" | "needs" | "needed" => None,
+        "try" | "tries" | "tried" if next == Some("to") => cue(Attitude::Intention, k + 2),
+        "find" | "finds" | "found" | "work" | "works" | "worked" | "figure" | "figures"
+        | "figured"
+            if next == Some("out") && k + 2 < to =>
+        {
+            cue(Attitude::Knowledge, skip_openers(lower, k + 2, to))
+        }
         _ => {
+            if let Some(attitude) = mental_adjective(w) {
+                // Only after a copula (`she is sure`), not as a modifier (`a
+                // sure thing`).
+                let before = k.checked_sub(1).map(|j| lower[j].as_str());
+                let joined = before.is_some_and(|b| {
+                    COPULAS.contains(&b)
+                        || is_negation(b)
+                        || ["'s", "'m", "'re"].iter().any(|c| b.ends_with(c))
+                        || ADVERBS.contains(&b)
+                        || DEGREE_WORDS.contains(&b)
+                });
+                if !joined {
+                    return None;
+                }
+                let mut c = skip_openers(lower, k + 1, to);
+                if lower
+                    .get(c)
+                    .is_some_and(|x| matches!(x.as_str(), "of" | "about" | "to"))
+                    && c + 1 < to
+                {
+                    c += 1;
+                }
+                return Some(Cue {
+                    attitude,
+                    content: c,
+                    mistaken: false,
+                    witnessed: false,
+                    copular: true,
+                });
+            }
             let attitude = mental_verb(w)?;
             let mut c = k + 1;
-            // `plans to`, `decides to`: the content is the act.
-            if attitude == Attitude::Intention && next == Some("to") {
+            // `plans to`, `decides to`, `wants to`: the content is the act.
+            if matches!(attitude, Attitude::Intention | Attitude::Desire) && next == Some("to") {
                 c += 1;
             }
             if lower.get(c).is_some_and(|x| x == "that") && c + 1 < to {
                 c += 1;
+            } else if let Some(t) = aside_before_that(lower, c, to) {
+                // `does not believe for one moment that…`: the aside is not
+                // what is believed.
+                c = t + 1;
             }
             cue(attitude, c)
         }
     }
+}
+
+/// A `that` within a few words after a verb, when what stands before it is
+/// an aside (`for one moment`, `for a second`, `at all`, `really`): where
+/// the `that` is.
+fn aside_before_that(lower: &[String], c: usize, to: usize) -> Option<usize> {
+    let opens_aside = lower.get(c).is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "for" | "at" | "in" | "even" | "really" | "honestly"
+        )
+    });
+    if !opens_aside {
+        return None;
+    }
+    (c + 1..to.min(c + 5)).find(|&t| lower[t] == "that" && t + 1 < to)
+}
+
+/// The first word at or after `c` (before `to`) that is not an adverb
+/// opening a content, nor `that`.
+fn skip_openers(lower: &[String], mut c: usize, to: usize) -> usize {
+    while c + 1 < to && CONTENT_OPENERS.contains(&lower[c].as_str()) {
+        c += 1;
+    }
+    c
 }
 
 /// Whether a word negates the verb after it (`not`, `never`, `don't`…).

@@ -28,7 +28,7 @@ use super::contents::{
     clause_text, has_content, is_anaphor, points_back, trim_clause, with_elided,
 };
 use super::ellipsis;
-use super::lexicon::{is_negation, mental_cue, ADVERBS, VERB_AUXILIARIES};
+use super::lexicon::{is_negation, mental_cue, ADVERBS, COPULAS, DEGREE_WORDS, VERB_AUXILIARIES};
 use super::{Extractor, MentalRec};
 use crate::graph::generate::cast::pronoun_gender;
 use crate::graph::schema::*;
@@ -41,6 +41,9 @@ use crate::text::spans::{char_slice, gloss, sentences, Span};
 pub(super) struct Voice<'v> {
     pub speaker: Option<&'v str>,
     pub addressee: Option<&'v str>,
+    /// A voice-over that narrates (see [`super::Extractor::narrating`]):
+    /// what it says of another's mind is that mind, as narration says it.
+    pub narrating: bool,
 }
 
 impl Voice<'_> {
@@ -67,6 +70,15 @@ struct Found {
     /// What the node's name says after its holder when the clause alone
     /// does not read right (an elided phrase, a realization told by a line).
     wording: Option<String>,
+    /// The content is what was said or shown just before (`I know.`, `He
+    /// doesn't believe it.`): its own rule family, as reading a pointer is
+    /// a guess of its own.
+    pointed_back: bool,
+}
+
+/// The attitude family a cue's attitude belongs to.
+fn attitude_family_of(a: Attitude) -> &'static str {
+    a.family()
 }
 
 /// Word ranges of a sentence's clauses: a new clause starts after `;`, and
@@ -130,7 +142,74 @@ impl Extractor<'_, '_> {
                 out.push((verb, inner));
             }
         }
+        if voice.narrated() || voice.narrating {
+            self.mark_mistaken(i, s, ws, lower, voice, &out);
+        }
         out
+    }
+
+    /// Narration that says a character is wrong (`…, and she is wrong`,
+    /// `He was mistaken.`) makes that character's beliefs of the sentence
+    /// false; `wrong on both counts` (`both`, `all`, `each`, `every`) reaches
+    /// their beliefs of the sentence before it in the same element too.
+    fn mark_mistaken(
+        &mut self,
+        i: usize,
+        s: &Span,
+        ws: &[Span],
+        lower: &[String],
+        voice: Voice<'_>,
+        found: &[(usize, String)],
+    ) {
+        let Some(k) = (2..lower.len()).find(|&k| {
+            matches!(lower[k].as_str(), "wrong" | "mistaken")
+                && (COPULAS.contains(&lower[k - 1].as_str()) || lower[k - 1].ends_with("'s"))
+        }) else {
+            return;
+        };
+        let mut j = k - 1;
+        if COPULAS.contains(&lower[j].as_str()) {
+            while j > 0
+                && (ADVERBS.contains(&lower[j - 1].as_str())
+                    || COPULAS.contains(&lower[j - 1].as_str()))
+            {
+                j -= 1;
+            }
+            if j == 0 || is_negation(&lower[j - 1]) {
+                return;
+            }
+            j -= 1;
+        }
+        let Some(who) = self.person(ws, lower, j, voice.speaker, None, &[]) else {
+            return;
+        };
+        let all = lower[k + 1..]
+            .iter()
+            .any(|w| matches!(w.as_str(), "both" | "all" | "each" | "every"));
+        let here: Vec<&str> = found.iter().map(|(_, id)| id.as_str()).collect();
+        let before: Vec<String> = if all {
+            self.mentals
+                .iter()
+                .filter(|m| m.order.0 == i && m.order.1 < s.start && !here.contains(&m.id.as_str()))
+                .map(|m| m.id.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for id in here.iter().map(|s| s.to_string()).chain(before) {
+            let Some(&at) = self.node_index.get(&id) else {
+                continue;
+            };
+            if let Item::Node(n) = &mut self.items[at].0 {
+                if n.holder.as_deref() == Some(who.as_str())
+                    && n.attitude == Some(Attitude::Belief)
+                    && n.truth.is_none()
+                    && !n.negated
+                {
+                    n.truth = Some(false);
+                }
+            }
+        }
     }
 
     /// The state a clause `[a, b)` states, if any. `previous` is the
@@ -150,6 +229,44 @@ impl Extractor<'_, '_> {
         previous: &Option<(String, String)>,
     ) -> Option<Found> {
         let (k, cue) = (a..b).find_map(|k| Some((k, mental_cue(lower, k, b)?)))?;
+        // `to see whether I noticed…`, `asks if she knows`: an embedded
+        // question asserts no one's mind.
+        let asks = |j: usize| {
+            j > 0
+                && matches!(
+                    lower[j - 1].as_str(),
+                    "see"
+                        | "ask"
+                        | "asks"
+                        | "asked"
+                        | "wonder"
+                        | "wonders"
+                        | "wondered"
+                        | "check"
+                        | "know"
+                        | "knows"
+                        | "tell"
+                        | "learn"
+                        | "find"
+                )
+        };
+        if (a..k).any(|j| lower[j] == "whether" || (lower[j] == "if" && asks(j))) {
+            return None;
+        }
+        // `He doesn't need to: he has had…`: what follows the colon is not
+        // what the stranded `to` governs (unlike `realizes: Quinton will…`).
+        if cue.content < b
+            && cue.content > k
+            && lower[cue.content - 1] == "to"
+            && char_slice(
+                &s.text,
+                ws[cue.content - 1].end - s.start,
+                ws[cue.content].start - s.start,
+            )
+            .contains(':')
+        {
+            return None;
+        }
         // The subject: the word before the verb, past negations and auxiliaries.
         let mut j = k;
         let mut negated = false;
@@ -157,18 +274,47 @@ impl Extractor<'_, '_> {
             let w = lower[j - 1].as_str();
             if is_negation(w) {
                 negated = true;
-            } else if !(VERB_AUXILIARIES.contains(&w) || ADVERBS.contains(&w)) {
+            } else if !(VERB_AUXILIARIES.contains(&w)
+                || ADVERBS.contains(&w)
+                || (cue.copular && (COPULAS.contains(&w) || DEGREE_WORDS.contains(&w))))
+            {
                 break;
             }
             j -= 1;
         }
         let subject = (j > a).then(|| j - 1);
         let coordinated = subject.is_some_and(|j| matches!(lower[j].as_str(), "and" | "but"));
-        let subject_word = subject.map(|j| lower[j].as_str());
+        // `I've`, `she'd`, `you're`: the person before the contraction.
+        let subject_word = subject.map(|j| lower[j].split('\'').next().unwrap_or_default());
+        // Someone let or made to believe (`you let me think it was Pruitt`,
+        // `Bev lets him be sure`): that person's belief, and a false one —
+        // whoever lets it stand knows better.
+        let let_on = subject.is_some_and(|j| {
+            j > a && matches!(lower[j - 1].as_str(), "let" | "lets" | "letting" | "made" | "makes")
+        }) && cue.attitude == Attitude::Belief
+            // `I let you think what you already thought`: no proposition to
+            // be false.
+            && !lower.get(cue.content).is_some_and(|w| matches!(w.as_str(), "what" | "whatever"));
+        // Otherwise an object pronoun before the verb is not its subject
+        // (`we let him find out`): the clause is someone's plan for another's
+        // mind, not a mind it states.
+        if !let_on && matches!(subject_word, Some("him" | "her" | "me" | "them" | "us")) {
+            return None;
+        }
         let speaker = voice.speaker;
         // Who the clause is about, and whether it is the speaker's own mind.
         let (person, own) = match subject_word {
             Some("i") => (speaker.map(str::to_owned), true),
+            Some("me") => (speaker.map(str::to_owned), true),
+            Some(_) if let_on => {
+                let subj = subject?;
+                let addressee = voice.addressee.filter(|_| !voice.narrated());
+                let exclude: Vec<&str> = speaker.into_iter().chain(addressee).collect();
+                (
+                    self.person(ws, lower, subj, speaker, voice.addressee, &exclude),
+                    true,
+                )
+            }
             None if a == 0 => return None,
             // `… and mistakes it for sulking`: the clause's subject, else the
             // one the sentence opened with.
@@ -195,7 +341,9 @@ impl Extractor<'_, '_> {
                     .collect();
                 (
                     self.person(ws, lower, subj, speaker, voice.addressee, &exclude),
-                    voice.narrated(),
+                    voice.narrated()
+                        || (voice.narrating
+                            && !matches!(subject_word, Some("you" | "we" | "they"))),
                 )
             }
         };
@@ -256,6 +404,7 @@ impl Extractor<'_, '_> {
                 content = format!("what {shown} means");
             }
         }
+        let mut pointed_back = false;
         if is_anaphor(&content) {
             // `He doesn't believe it`, `I know.`: what was just said or shown.
             // A line's `She knows.` of another's mind says what she knows
@@ -265,6 +414,7 @@ impl Extractor<'_, '_> {
                 && own
             {
                 content = self.antecedent(i, s).unwrap_or_default();
+                pointed_back = true;
             } else {
                 content.clear();
             }
@@ -310,6 +460,14 @@ impl Extractor<'_, '_> {
             && !person.is_empty()
             && subject_word != Some("you");
         if !own && !reported_knowledge {
+            // What a line says the one spoken to wants, needs or feels
+            // (`you'll want it worse than you want it tonight`, `you're not
+            // desperate yet`) is persuasion or prophecy more than a reading
+            // of their mind; what it says they know or think is a charge the
+            // speaker stands by (`You knew it was Del`).
+            if subject_word == Some("you") && attitude_family_of(cue.attitude) != "belief" {
+                return None;
+            }
             let mut report = clause_text(s, ws, from, b);
             if let Some((_, phrase)) = &elided {
                 report = format!("{report} {phrase}");
@@ -322,6 +480,7 @@ impl Extractor<'_, '_> {
                 truth: None,
                 about: (!person.is_empty()).then_some(person),
                 wording: elided.is_some().then(|| report.clone()),
+                pointed_back,
                 content: report,
                 from,
                 to: b,
@@ -331,7 +490,9 @@ impl Extractor<'_, '_> {
         let mut truth = None;
         let mut about = None;
         let mut attitude = cue.attitude;
-        if cue.mistaken {
+        if let_on && !negated {
+            truth = Some(false);
+        } else if cue.mistaken {
             truth = Some(false);
             attitude = Attitude::Belief;
         } else if let Some(liar) = &liar_belief {
@@ -379,6 +540,7 @@ impl Extractor<'_, '_> {
             to: b,
             verb: k,
             wording,
+            pointed_back,
         })
     }
 
@@ -475,12 +637,21 @@ impl Extractor<'_, '_> {
         );
         node.attitude = Some(found.attitude);
         node.holder = Some(found.holder.clone());
-        node.content = Some(self.spell_out(
-            &found.content,
-            voice.speaker,
-            voice.addressee,
-            &found.holder,
-        ));
+        node.content = Some(if super::lexicon::wished(found.attitude) {
+            self.spell_out_wished(
+                &found.content,
+                voice.speaker,
+                voice.addressee,
+                &found.holder,
+            )
+        } else {
+            self.spell_out(
+                &found.content,
+                voice.speaker,
+                voice.addressee,
+                &found.holder,
+            )
+        });
         node.truth = found.truth;
         node.negated = found.negated;
         node.explicit = Some(true);
@@ -488,8 +659,12 @@ impl Extractor<'_, '_> {
         node.scene = Some(self.ctx.block.scene);
         node.evidence = vec![ev.clone()];
         node.target = found.about.clone();
-        let reason = if voice.narrated() {
+        let reason = if found.pointed_back {
+            "a mental-state verb whose content is what was just said or shown (`I know.`)"
+        } else if voice.narrated() {
             "mental-state verb with its holder"
+        } else if voice.narrating && voice.speaker != Some(found.holder.as_str()) {
+            "mental-state verb in a narrating voice-over, the named one's state"
         } else if found.speakers_report {
             "mental-state verb in a line about another: the speaker's belief"
         } else if voice.speaker == Some(found.holder.as_str()) {
@@ -693,24 +868,54 @@ impl Extractor<'_, '_> {
     /// What a pronoun object refers back to: the sentence before in the
     /// element, else the block's previous line or action.
     pub(super) fn antecedent(&self, i: usize, s: &Span) -> Option<String> {
+        use crate::screenplay::ElementKind;
         let el = self.ctx.play.elements.get(i)?;
         if let Some(prev) = sentences(&el.text).into_iter().rfind(|p| p.end <= s.start) {
             return Some(trim_clause(&prev.text));
         }
+        // A line's `I know.` answers what another character just said (its
+        // last sentence), not the action between: what someone does is no
+        // claim to know. Narration's `She knows it.` may point at either.
+        let in_line = el.kind == ElementKind::Dialogue;
         let [first, _] = self.ctx.block.elements;
         (first..i).rev().find_map(|j| {
             let e = &self.ctx.play.elements[j];
-            matches!(
-                e.kind,
-                crate::screenplay::ElementKind::Dialogue | crate::screenplay::ElementKind::Action
-            )
-            .then(|| trim_clause(&e.text))
+            let fits = match e.kind {
+                ElementKind::Dialogue => !in_line || e.speaker != el.speaker,
+                ElementKind::Action => !in_line,
+                _ => false,
+            };
+            // Its last sentence that is more than a name called out
+            // (`“Arrears of eleven thousand…” Mara.`), in its own voice: the
+            // `I` of another's line is that speaker (`I'd bet the farm on
+            // it` answered by `I know.` is what she would bet).
+            fits.then(|| {
+                let said = sentences(&e.text)
+                    .into_iter()
+                    .rev()
+                    .find(|p| p.text.split_whitespace().count() > 1)
+                    .map_or_else(|| trim_clause(&e.text), |last| trim_clause(&last.text));
+                let voice = (e.kind == ElementKind::Dialogue)
+                    .then(|| self.speaker_at(j))
+                    .flatten();
+                match voice {
+                    Some(them) => {
+                        let to = self.addressee(j, &them);
+                        self.spell_out(&said, Some(&them), to.as_deref(), &them)
+                    }
+                    None => said,
+                }
+            })
         })
     }
 
     /// Whether a sentence beside this one in the element sets a narrated
-    /// belief against the facts: a negation, a pretense, or the belief's
-    /// own verb said again of something else ("She means the money").
+    /// belief against the facts: the belief's own verb said again of
+    /// something else ("He thinks she means the key. She means the money."),
+    /// a pretense beside it, or, in the sentence right after, a short
+    /// denial (`It isn't.`) or a denial of the belief's own words. A negation
+    /// about something else next to it ("Owen is not aware…") says nothing
+    /// of this belief.
     fn contrasted(&self, i: usize, s: &Span, content: &[String]) -> bool {
         let Some(el) = self.ctx.play.elements.get(i) else {
             return false;
@@ -720,19 +925,30 @@ impl Extractor<'_, '_> {
             return false;
         };
         let verb = content.get(1).map(String::as_str);
-        let beside = [at.checked_sub(1), Some(at + 1)];
-        beside
+        let words_of = |p: &Span| -> Vec<String> {
+            crate::text::spans::words(&p.text, 0)
+                .into_iter()
+                .map(|w| w.text.to_lowercase().replace('’', "'"))
+                .collect()
+        };
+        let own = crate::text::content_words(&content.join(" "));
+        let echoed = [at.checked_sub(1), Some(at + 1)]
             .into_iter()
             .flatten()
             .filter_map(|n| all.get(n))
             .any(|p| {
-                let ws: Vec<String> = crate::text::spans::words(&p.text, 0)
-                    .into_iter()
-                    .map(|w| w.text.to_lowercase().replace('’', "'"))
-                    .collect();
-                ws.iter()
-                    .any(|w| is_negation(w) || w.starts_with("pretend") || Some(w.as_str()) == verb)
-            })
+                words_of(p)
+                    .iter()
+                    .any(|w| w.starts_with("pretend") || Some(w.as_str()) == verb)
+            });
+        let denied = all.get(at + 1).is_some_and(|p| {
+            let ws = words_of(p);
+            let shares = crate::text::content_words(&p.text)
+                .iter()
+                .any(|w| own.contains(w));
+            ws.iter().any(|w| is_negation(w)) && (ws.len() <= 4 || shares)
+        });
+        echoed || denied
     }
 
     /// A character's latest pretense: in this block, else known before.

@@ -162,6 +162,41 @@ fn drop_items(proposal: &mut Proposal, keep: impl Fn(&Item, &str) -> bool) {
     });
 }
 
+/// The characters on stage in a block: who speaks in it and whom its action
+/// names (not someone a line only talks about), in order of first
+/// appearance.
+fn block_cast(ctx: &BlockContext<'_>, cast: &Cast) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, e) in ctx.elements() {
+        let named = match e.kind {
+            ElementKind::Character => e
+                .speaker
+                .as_deref()
+                .and_then(|sp| sp.split_whitespace().next())
+                .and_then(|first| cast.named(&title_case(first)))
+                .map(|m| vec![m.id.clone()])
+                .unwrap_or_default(),
+            // A possessive (`sits on Abel's chair`) does not put anyone on
+            // stage.
+            ElementKind::Action => e
+                .text
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’'))
+                .filter(|w| !w.ends_with("'s") && !w.ends_with("’s"))
+                .filter_map(|w| cast.named(w))
+                .map(|m| m.id.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
+        for id in named {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
 #[derive(Debug, Clone)]
 struct EventRec {
     id: String,
@@ -190,6 +225,9 @@ struct Extractor<'c, 'a> {
     node_index: BTreeMap<String, usize>,
     edge_index: BTreeMap<String, usize>,
     recent: Vec<String>,
+    /// Every character the block's lines are spoken by or its action names
+    /// (ids), for a pronoun no earlier mention fits.
+    block_cast: Vec<String>,
     events: Vec<EventRec>,
     mentals: Vec<MentalRec>,
     objects: Vec<(String, String)>,
@@ -205,6 +243,7 @@ struct Extractor<'c, 'a> {
 impl<'c, 'a> Extractor<'c, 'a> {
     fn new(ctx: &'c BlockContext<'a>) -> Self {
         let cast = Cast::new(ctx);
+        let block_cast = block_cast(ctx, &cast);
         let speakers = ctx
             .elements()
             .filter(|(_, e)| e.kind == ElementKind::Dialogue)
@@ -231,6 +270,7 @@ impl<'c, 'a> Extractor<'c, 'a> {
             node_index: BTreeMap::new(),
             edge_index: BTreeMap::new(),
             recent: Vec::new(),
+            block_cast,
             events: Vec::new(),
             mentals: Vec::new(),
             objects,

@@ -644,3 +644,206 @@ fn you_means_the_addressee_the_script_names_before_the_last_speaker() {
     let last = about("You knew the ring was gone");
     assert!(last.iter().all(|c| c.contains("Carl")), "{last:?}");
 }
+
+/// The states a proposal holds whose evidence quotes `quote`: (holder,
+/// attitude, negated, truth, content).
+fn told_by(p: &Proposal, quote: &str) -> Vec<(String, Attitude, bool, Option<bool>, String)> {
+    states(p)
+        .into_iter()
+        .filter(|n| n.evidence.iter().any(|e| e.quote.contains(quote)))
+        .map(|n| {
+            (
+                n.holder.clone().unwrap_or_default(),
+                n.attitude.unwrap_or(Attitude::Belief),
+                n.negated,
+                n.truth,
+                n.content.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// The states both auditors accept whose evidence quotes `quote`, as
+/// [`told_by`] gives them.
+fn kept_by_auditors(
+    script: &str,
+    quote: &str,
+) -> Vec<(String, Attitude, bool, Option<bool>, String)> {
+    audited(script)
+        .into_iter()
+        .filter(|(_, q, s)| *q && *s)
+        .filter_map(|(c, _, _)| match c.item {
+            Item::Node(n)
+                if n.kind == NodeKind::MentalState
+                    && n.evidence.iter().any(|e| e.quote.contains(quote)) =>
+            {
+                Some((
+                    n.holder.clone().unwrap_or_default(),
+                    n.attitude.unwrap_or(Attitude::Belief),
+                    n.negated,
+                    n.truth,
+                    n.content.clone().unwrap_or_default(),
+                ))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_state_of_mind_adjective_after_a_copula_is_the_subjects_state() {
+    let script = "INT. SHED - DAY\n\n\
+        NORA (40) scrubs the bins. She does not look up.\n\n\
+        NORA\nThe bank said no.\n\n\
+        OWEN (50) stands clear of the spray. He nods.\n\n\
+        OWEN\nI'm sorry.\n\n\
+        She is sure he bought the story. Owen is not aware that the assessor called. \
+        It was a sure thing.\n";
+    let (_, p) = proposal(script);
+    // Her gender is told; his is not (the pronoun after his line is hers),
+    // so both readings of `She` are proposed and the auditors keep hers.
+    let kept = kept_by_auditors(script, "She is sure");
+    let sure = kept;
+    assert_eq!(sure.len(), 1, "{sure:?}");
+    assert_eq!(
+        (sure[0].0.as_str(), sure[0].1, sure[0].2, sure[0].3),
+        ("character:nora", Attitude::Belief, false, None)
+    );
+    assert!(sure[0].4.contains("Owen bought the story"), "{sure:?}");
+    let aware = told_by(&p, "Owen is not aware");
+    assert_eq!(aware.len(), 1, "{aware:?}");
+    assert_eq!(
+        (aware[0].0.as_str(), aware[0].1, aware[0].2),
+        ("character:owen", Attitude::Knowledge, true)
+    );
+    assert_eq!(aware[0].4, "the assessor called");
+    // An adjective that is no state of anyone's mind says nothing.
+    assert!(told_by(&p, "a sure thing").is_empty());
+}
+
+#[test]
+fn a_narrated_pronoun_nobody_before_it_fits_is_the_one_on_stage_of_its_gender() {
+    // The scene opens on his line; she is named only later. Two women on
+    // stage and nobody before the pronoun: no guess.
+    let one = "INT. KITCHEN - NIGHT\n\n\
+        OWEN (50) pours two glasses. He smiles.\n\n\
+        OWEN\nWe would save every tree.\n\n\
+        She does not believe for a second that the orchard will stay.\n\n\
+        Nora pours her glass down the sink.\n\n\
+        NORA\nGoodnight.\n";
+    let held = kept_by_auditors(one, "She does not believe");
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(
+        (held[0].0.as_str(), held[0].2, held[0].4.as_str()),
+        ("character:nora", true, "the orchard will stay")
+    );
+    let two = "INT. KITCHEN - NIGHT\n\n\
+        OWEN (50) pours two glasses. He smiles.\n\n\
+        OWEN\nWe would save every tree.\n\n\
+        She does not believe for a second that the orchard will stay.\n\n\
+        Nora pours her glass down the sink. Ida pours her glass out too.\n\n\
+        NORA\nGoodnight.\n\n\
+        IDA\nGoodnight.\n";
+    let (_, p) = proposal(two);
+    assert!(
+        told_by(&p, "She does not believe")
+            .iter()
+            .all(|s| s.0 == "character:owen"),
+        "{:?}",
+        told_by(&p, "She does not believe")
+    );
+    assert!(kept_by_auditors(two, "She does not believe").is_empty());
+}
+
+#[test]
+fn a_narrating_voice_over_tells_the_minds_it_names_but_a_voice_on_the_phone_reports_them() {
+    let script = "INT. SHED - DAY\n\n\
+        NORA (40) scrubs the bins.\n\n\
+        NORA\nThe bank said no.\n\n\
+        OWEN\nI'm sorry.\n\n\
+        Nora turns away.\n\n\
+        IDA (V.O.)\nNora thought she had won the argument. Owen never knew the bank had called.\n\n\
+        INT. CAR - DAY\n\n\
+        OWEN\n(into phone)\nShe thinks I bought it.\n\n\
+        IDA (V.O.)\nOwen thinks the orchard is safe.\n\n\
+        OWEN\nThey are.\n";
+    let (_, p) = proposal(script);
+    let won = told_by(&p, "won the argument");
+    assert_eq!(won.len(), 1, "{won:?}");
+    assert_eq!(
+        (won[0].0.as_str(), won[0].1),
+        ("character:nora", Attitude::Belief)
+    );
+    let knew = told_by(&p, "never knew");
+    assert_eq!(
+        knew.iter()
+            .map(|s| (s.0.as_str(), s.1, s.2))
+            .collect::<Vec<_>>(),
+        [("character:owen", Attitude::Knowledge, true)]
+    );
+    // On the phone, in an exchange: the speaker's belief about Owen's mind.
+    let safe = told_by(&p, "the orchard is safe");
+    assert_eq!(safe.len(), 1, "{safe:?}");
+    assert_eq!(safe[0].0, "character:ida");
+}
+
+#[test]
+fn a_contracted_i_is_the_speaker_and_being_let_believe_is_a_false_belief() {
+    let script = "INT. HALL - NIGHT\n\n\
+        IVO (60) and MAE (70) sit at the table.\n\n\
+        IVO\nYou knew. And you let me believe it was the bank.\n\n\
+        MAE\nI've wanted to paint it for years. We let him discover it by chance. \
+        You don't need any of that river.\n";
+    let (_, p) = proposal(script);
+    let let_me = told_by(&p, "me believe it was");
+    assert_eq!(let_me.len(), 1, "{let_me:?}");
+    assert_eq!(
+        (let_me[0].0.as_str(), let_me[0].1, let_me[0].3),
+        ("character:ivo", Attitude::Belief, Some(false))
+    );
+    assert_eq!(let_me[0].4, "it was the bank");
+    let wanted = told_by(&p, "I've wanted");
+    assert_eq!(
+        wanted
+            .iter()
+            .map(|s| (s.0.as_str(), s.1))
+            .collect::<Vec<_>>(),
+        [("character:mae", Attitude::Desire)]
+    );
+    // A plan for another's mind, and a need that is no one's: nothing.
+    assert!(
+        told_by(&p, "discover").is_empty(),
+        "{:?}",
+        told_by(&p, "discover")
+    );
+    assert!(told_by(&p, "need any").is_empty());
+}
+
+#[test]
+fn a_gender_is_learned_from_a_title_and_from_the_pronoun_after_a_sentence_about_one_person() {
+    use crate::graph::generate::cast::{Cast, Gender};
+    let script = "INT. KITCHEN - NIGHT\n\n\
+        OWEN HART (56) steps back from the hose. He came up the valley at dawn.\n\n\
+        NORA VANCE (70) waits.\n\n\
+        OWEN\nGood evening, Mrs Vance.\n\n\
+        NORA\nMr Hart.\n";
+    let one = OneBlock::parse(script);
+    let cast = Cast::new(&one.ctx());
+    let gender = |id: &str| cast.by_id(id).and_then(|m| m.gender);
+    assert_eq!(gender("character:owen"), Some(Gender::Male));
+    assert_eq!(gender("character:nora"), Some(Gender::Female));
+}
+
+#[test]
+fn a_lines_i_know_knows_what_another_just_said_not_the_action_between() {
+    let script = "INT. SHOP - DAY\n\n\
+        NORA (40) and OWEN (50) sit at the counter.\n\n\
+        OWEN\nThe bank wants eleven thousand by Friday. Nora.\n\n\
+        Nora lifts a tin of nails and turns it over.\n\n\
+        NORA\nI know.\n";
+    let (_, p) = proposal(script);
+    let known = told_by(&p, "I know");
+    assert_eq!(known.len(), 1, "{known:?}");
+    assert_eq!(known[0].0, "character:nora");
+    assert_eq!(known[0].4, "The bank wants eleven thousand by Friday");
+}
